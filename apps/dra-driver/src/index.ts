@@ -1,0 +1,2 @@
+export * from './config/opaque-vf-config.ts';
+export * from './policy/device-attribute-merge.ts';

@@ -1,0 +1,2 @@
+export * from './guard/pod-registry.ts';
+export * from './guard/shadow-binding.ts';

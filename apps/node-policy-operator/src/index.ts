@@ -1,0 +1,2 @@
+export * from './dra/generated-labels.ts';
+export * from './dra/policy-device-attributes.ts';

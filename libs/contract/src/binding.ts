@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { type ObjectRef, type Result, fail, ok } from './errors.ts';
+import {
+  hex64Schema,
+  interfaceNameSchema,
+  namespaceSchema,
+  objectNameSchema,
+  pciAddressSchema,
+  resourceVersionSchema,
+  uuidSchema,
+} from './format-schemas.ts';
+import { checkVersion, parseJsonObject } from './json-document.ts';
+import { describeFirstIssue } from './schema-issues.ts';
+
+export const BINDING_ANNOTATION_VERSION = 1;
+
+/** Diagnostic provenance: which source template a shadow was rendered from. */
+export const bindingSourceSchema = z.strictObject({
+  namespace: namespaceSchema,
+  name: objectNameSchema,
+  uid: uuidSchema,
+  resourceVersion: resourceVersionSchema,
+});
+
+/**
+ * Binding annotation v1 (§6.4): the driver writes it on every shadow NAD; the Multus guard and the
+ * driver's own repair read it back. Unknown fields are rejected: a new field means a new version.
+ */
+export const bindingAnnotationV1Schema = z.strictObject({
+  version: z.literal(BINDING_ANNOTATION_VERSION),
+  attachmentID: hex64Schema,
+  podUID: uuidSchema,
+  claimUID: uuidSchema,
+  nodeName: objectNameSchema,
+  nodeUID: uuidSchema,
+  source: bindingSourceSchema,
+  pciAddress: pciAddressSchema,
+  interface: interfaceNameSchema,
+  configSHA256: hex64Schema,
+});
+
+export type BindingAnnotationV1 = z.infer<typeof bindingAnnotationV1Schema>;
+
+export function validateBindingAnnotation(document: unknown, object?: ObjectRef): Result<BindingAnnotationV1> {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    return fail('InvalidBindingAnnotation', 'must be a JSON object', { object });
+  }
+  const version = checkVersion(
+    document as Record<string, unknown>,
+    BINDING_ANNOTATION_VERSION,
+    'InvalidBindingAnnotation',
+    'UnsupportedBindingVersion',
+    object,
+  );
+  if (!version.ok) return version;
+  const parsed = bindingAnnotationV1Schema.safeParse(document);
+  if (!parsed.success) return fail('InvalidBindingAnnotation', describeFirstIssue(parsed.error), { object });
+  return ok(parsed.data);
+}
+
+/** Parses the raw annotation value as found in metadata.annotations. */
+export function parseBindingAnnotation(raw: string, object?: ObjectRef): Result<BindingAnnotationV1> {
+  const document = parseJsonObject(raw, 'InvalidBindingAnnotation', object);
+  return document.ok ? validateBindingAnnotation(document.value, object) : document;
+}
+
+/** Compact JSON with the field order of §6.4, so equal bindings always serialize to equal bytes. */
+export function serializeBindingAnnotation(binding: BindingAnnotationV1): string {
+  return JSON.stringify({
+    version: binding.version,
+    attachmentID: binding.attachmentID,
+    podUID: binding.podUID,
+    claimUID: binding.claimUID,
+    nodeName: binding.nodeName,
+    nodeUID: binding.nodeUID,
+    source: {
+      namespace: binding.source.namespace,
+      name: binding.source.name,
+      uid: binding.source.uid,
+      resourceVersion: binding.source.resourceVersion,
+    },
+    pciAddress: binding.pciAddress,
+    interface: binding.interface,
+    configSHA256: binding.configSHA256,
+  });
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseBindingAnnotation } from './binding.ts';
+import { validateDeviceAttributes } from './device-attributes.ts';
+import type { Result } from './errors.ts';
+import { FIXTURE_KINDS, type Fixture, type FixtureKind, expectedError, expectsValid, loadFixtures, rawInput } from './fixtures.ts';
+import { type BindingIdentityTuple, buildBindingIdentity, canonicalIdentityBytes } from './identity.ts';
+import { validateNodePolicyDra } from './node-policy-dra.ts';
+import { parseRegistry } from './registry.ts';
+import { validateSriovResourcePolicy } from './resource-policy.ts';
+import { validateGeneratedSelection } from './selection.ts';
+import { validateVfConfig } from './vf-config.ts';
+
+/** The contract's own reading of each fixture kind; the apps check the same files their own way. */
+const validators: Record<FixtureKind, (fixture: Fixture) => Result<unknown>> = {
+  'binding-annotation': (fixture) => parseBindingAnnotation(rawInput(fixture)),
+  'managed-networks-registry': (fixture) => parseRegistry(rawInput(fixture)),
+  'generated-selection': (fixture) => validateGeneratedSelection(fixture.input),
+  identity: (fixture) => buildBindingIdentity(fixture.input as BindingIdentityTuple),
+  'vf-config': (fixture) => validateVfConfig(fixture.input),
+  'device-attributes': (fixture) => validateDeviceAttributes(fixture.input),
+  'sriov-resource-policy': (fixture) => validateSriovResourcePolicy(fixture.input),
+  'node-policy-dra': (fixture) => validateNodePolicyDra(fixture.input),
+};
+
+const fixtures = loadFixtures();
+
+describe('contract fixtures', () => {
+  it('cover every kind with accepted and rejected examples, 40 or more in all', () => {
+    expect(fixtures.length).toBeGreaterThanOrEqual(40);
+    for (const kind of FIXTURE_KINDS) {
+      const ofKind = fixtures.filter((fixture) => fixture.kind === kind);
+      expect({ kind, valid: ofKind.some(expectsValid), invalid: ofKind.some((fixture) => !expectsValid(fixture)) }).toEqual({ kind, valid: true, invalid: true });
+    }
+  });
+
+  it.each(fixtures.map((fixture) => [fixture.id, fixture] as const))('%s', (_id, fixture) => {
+    const result = validators[fixture.kind](fixture);
+    if (expectsValid(fixture)) {
+      expect(result.ok ? 'valid' : result.error.message).toBe('valid');
+    } else {
+      expect(result.ok ? 'valid' : result.error.code).toBe(expectedError(fixture));
+    }
+  });
+
+  it('identity fixtures carry the canonical bytes and digests the implementation reproduces', () => {
+    for (const fixture of loadFixtures('identity').filter(expectsValid)) {
+      const tuple = fixture.input as BindingIdentityTuple;
+      expect(canonicalIdentityBytes(tuple).toString('utf8')).toBe(fixture.expect['canonical']);
+      expect(buildBindingIdentity(tuple)).toEqual({
+        ok: true,
+        value: { attachmentID: fixture.expect['attachmentID'], shadowName: fixture.expect['shadowName'] },
+      });
+    }
+  });
+
+  it('rejections name what to do', () => {
+    for (const fixture of fixtures.filter((candidate) => !expectsValid(candidate))) {
+      const result = validators[fixture.kind](fixture);
+      if (result.ok) throw new Error(`${fixture.id} was accepted`);
+      expect(result.error.message).toContain(`${result.error.code}: `);
+      expect(result.error.remedy.length).toBeGreaterThan(10);
+    }
+  });
+});

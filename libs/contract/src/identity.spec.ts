@@ -1,0 +1,113 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { identityTupleArbitrary } from '../test/arbitraries.ts';
+import { type BindingIdentityTuple, buildBindingIdentity, canonicalIdentityBytes, shadowNameFor } from './identity.ts';
+
+function attachmentID(tuple: BindingIdentityTuple): string {
+  const identity = buildBindingIdentity(tuple);
+  if (!identity.ok) throw identity.error;
+  return identity.value.attachmentID;
+}
+
+const RUNS = 10_000;
+const fields = ['nodeUID', 'podUID', 'claimUID', 'driver', 'pool', 'device'] as const;
+
+describe('buildBindingIdentity', () => {
+  it('derives a 64-hex attachmentID and the 32-hex shadow name from it', () => {
+    fc.assert(
+      fc.property(identityTupleArbitrary, (tuple) => {
+        const identity = buildBindingIdentity(tuple);
+        expect(identity.ok).toBe(true);
+        if (!identity.ok) return;
+        expect(identity.value.attachmentID).toMatch(/^[0-9a-f]{64}$/);
+        expect(identity.value.shadowName).toBe(`dra-sriov-${identity.value.attachmentID.slice(0, 32)}`);
+        expect(shadowNameFor(identity.value.attachmentID)).toBe(identity.value.shadowName);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('changes whenever any field changes', () => {
+    const change = fc
+      .tuple(identityTupleArbitrary, identityTupleArbitrary, fc.constantFrom(...fields))
+      .filter(([a, b, field]) => a[field] !== b[field]);
+    fc.assert(
+      fc.property(change, ([tuple, other, field]) => {
+        expect(attachmentID({ ...tuple, [field]: other[field] })).not.toBe(attachmentID(tuple));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('does not depend on the key order of the input object', () => {
+    fc.assert(
+      fc.property(identityTupleArbitrary, (tuple) => {
+        const reversed = Object.fromEntries(Object.entries(tuple).reverse()) as unknown as BindingIdentityTuple;
+        expect(attachmentID(reversed)).toBe(attachmentID(tuple));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('is not fooled by field values that look like the encoding', () => {
+    // Without length prefixes these two tuples would serialize to the same text.
+    const base = fc.sample(identityTupleArbitrary, { numRuns: 1, seed: 7 })[0] as BindingIdentityTuple;
+    const a = { ...base, pool: 'p', device: 'd' };
+    const b = { ...base, pool: 'p\ndevice:s:1:d', device: 'd' };
+    expect(canonicalIdentityBytes(a).equals(canonicalIdentityBytes(b))).toBe(false);
+  });
+
+  it('gives the same IDs for 10^4 tuples computed in a separate process', () => {
+    const tuples = fc.sample(identityTupleArbitrary, { numRuns: RUNS, seed: 20261130 });
+    const here = tuples.map(attachmentID);
+    const worker = fileURLToPath(new URL('../test/identity-worker.ts', import.meta.url));
+    const output = execFileSync(process.execPath, [worker], { input: JSON.stringify(tuples), maxBuffer: 64 * 1024 * 1024 });
+    const there = JSON.parse(output.toString('utf8')) as string[];
+    expect(there).toHaveLength(RUNS);
+    expect(there).toEqual(here);
+    expect(new Set(here).size).toBe(RUNS);
+  });
+
+  it('rejects a tuple it cannot encode canonically', () => {
+    const tuple = fc.sample(identityTupleArbitrary, { numRuns: 1, seed: 3 })[0] as BindingIdentityTuple;
+    expect(buildBindingIdentity({ ...tuple, podUID: tuple.podUID.toUpperCase().replace(/[0-9]/g, 'A') })).toMatchObject({
+      ok: false,
+      error: { code: 'InvalidIdentityTuple' },
+    });
+    expect(buildBindingIdentity({ ...tuple, protocolVersion: 0 })).toMatchObject({ ok: false, error: { code: 'UnsupportedIdentityProtocol' } });
+    expect(buildBindingIdentity({ ...tuple, pool: 'a//b' })).toMatchObject({ ok: false, error: { code: 'InvalidIdentityTuple' } });
+  });
+});
+
+describe('IDENTITY.md worked example', () => {
+  const doc = readFileSync(fileURLToPath(new URL('../IDENTITY.md', import.meta.url)), 'utf8');
+  const block = (marker: string): string => {
+    const match = new RegExp(`<!-- ${marker} -->\\n\`\`\`\\n([\\s\\S]*?)\`\`\``).exec(doc);
+    if (match?.[1] === undefined) throw new Error(`IDENTITY.md has no ${marker} block`);
+    return match[1];
+  };
+  const tupleMatch = /```json\n([\s\S]*?)```/.exec(doc);
+  const tuple = JSON.parse(tupleMatch?.[1] ?? 'null') as BindingIdentityTuple;
+  const canonical = block('canonical-bytes');
+  const result = block('identity-result');
+  const documentedID = /attachmentID: ([0-9a-f]{64})/.exec(result)?.[1];
+  const documentedName = /shadowName: +(\S+)/.exec(result)?.[1];
+
+  it('documents the exact canonical bytes of its tuple', () => {
+    expect(canonicalIdentityBytes(tuple).toString('utf8')).toBe(canonical);
+    expect(doc).toContain(`${Buffer.byteLength(canonical)} bytes`);
+  });
+
+  it('documents the digest and name the implementation computes', () => {
+    const identity = buildBindingIdentity(tuple);
+    expect(identity).toEqual({ ok: true, value: { attachmentID: documentedID, shadowName: documentedName } });
+  });
+
+  it('is reproducible with sha256sum, independently of this code', () => {
+    const digest = execFileSync('sha256sum', { input: canonical }).toString('utf8').split(' ')[0];
+    expect(digest).toBe(documentedID);
+  });
+});

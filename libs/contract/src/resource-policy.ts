@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { type ObjectRef, type Result, fail, ok } from './errors.ts';
+import { pciAddressSchema } from './format-schemas.ts';
+import { DRIVER_API_VERSION } from './keys.ts';
+import { objectMetaSchema } from './object-meta.ts';
+import { describeFirstIssue } from './schema-issues.ts';
+
+export const SRIOV_RESOURCE_POLICY_KIND = 'SriovResourcePolicy';
+
+const hex4 = z.string().regex(/^[0-9a-f]{4}$/, 'must be a 4-digit lowercase hexadecimal PCI ID');
+
+const selectorRequirement = z.strictObject({
+  key: z.string().min(1),
+  operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+  values: z.array(z.string()).optional(),
+});
+
+export const labelSelectorSchema = z.strictObject({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z.array(selectorRequirement).optional(),
+});
+
+const nodeSelectorRequirement = z.strictObject({
+  key: z.string().min(1),
+  operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt']),
+  values: z.array(z.string()).optional(),
+});
+
+/**
+ * Only matchExpressions select nodes in the driver; matchFields would be silently ignored there, so
+ * the contract has no such field and a policy that uses one is rejected.
+ */
+export const nodeSelectorSchema = z.strictObject({
+  nodeSelectorTerms: z.array(z.strictObject({ matchExpressions: z.array(nodeSelectorRequirement).optional() })),
+});
+
+/** Fields are ANDed within a filter; filters are ORed; an empty filter list matches every device. */
+export const resourceFilterSchema = z.strictObject({
+  vendors: z.array(hex4).optional(),
+  devices: z.array(hex4).optional(),
+  pciAddresses: z.array(pciAddressSchema).optional(),
+  pfNames: z.array(z.string().min(1)).optional(),
+  pfPciAddresses: z.array(pciAddressSchema).optional(),
+  drivers: z.array(z.string().min(1)).optional(),
+  linkType: z.enum(['eth', 'ethernet', 'ib', 'infiniband']).optional(),
+});
+
+export type ResourceFilter = z.infer<typeof resourceFilterSchema>;
+
+export const sriovResourcePolicySpecSchema = z.strictObject({
+  nodeSelector: nodeSelectorSchema.nullable().optional(),
+  configs: z
+    .array(
+      z.strictObject({
+        deviceAttributesSelector: labelSelectorSchema.nullable().optional(),
+        resourceFilters: z.array(resourceFilterSchema).optional(),
+      }),
+    )
+    .optional(),
+});
+
+export const sriovResourcePolicySchema = z.looseObject({
+  apiVersion: z.literal(DRIVER_API_VERSION),
+  kind: z.literal(SRIOV_RESOURCE_POLICY_KIND),
+  metadata: objectMetaSchema,
+  spec: sriovResourcePolicySpecSchema,
+});
+
+export type SriovResourcePolicySpec = z.infer<typeof sriovResourcePolicySpecSchema>;
+
+export interface SriovResourcePolicy {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly spec: SriovResourcePolicySpec;
+}
+
+/**
+ * Filters the upstream driver accepts but does not implement, or implements with a syntax managed mode
+ * cannot translate safely (§5.3): they would widen a match, so they are rejected outright.
+ */
+function unsupportedFilter(filter: ResourceFilter): string | undefined {
+  if (filter.drivers !== undefined && filter.drivers.length > 0) return 'drivers filters are not implemented by device selection';
+  const ranged = filter.pfNames?.find((name) => name.includes('#'));
+  if (ranged !== undefined) return `pfNames entry ${JSON.stringify(ranged)} uses the unsupported name#first-last VF range syntax`;
+  return undefined;
+}
+
+export function validateSriovResourcePolicy(value: unknown): Result<SriovResourcePolicy> {
+  const parsed = sriovResourcePolicySchema.safeParse(value);
+  if (!parsed.success) return fail('InvalidSriovResourcePolicy', describeFirstIssue(parsed.error), { object: { kind: SRIOV_RESOURCE_POLICY_KIND } });
+  const { metadata, spec } = parsed.data;
+  const object: ObjectRef = { kind: SRIOV_RESOURCE_POLICY_KIND, namespace: metadata.namespace, name: metadata.name };
+  for (const [configIndex, config] of (spec.configs ?? []).entries()) {
+    for (const [filterIndex, filter] of (config.resourceFilters ?? []).entries()) {
+      const problem = unsupportedFilter(filter);
+      if (problem !== undefined) {
+        return fail('UnsupportedManagedSelector', `configs[${configIndex}].resourceFilters[${filterIndex}]: ${problem}`, { object });
+      }
+    }
+  }
+  return ok({ name: metadata.name, namespace: metadata.namespace, spec });
+}

@@ -1,0 +1,86 @@
+// npm run bench: runs every `<project>/bench/*.bench.ts`, prints a table and writes JSON results to
+// bench-results/latest.json. Each benchmark may name a baseline measured in the same run (ratios are
+// comparable across machines where absolute times are not) and a median target; a missed target makes
+// the command exit non-zero. Benchmarks are never part of the test suite.
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Bench } from 'tinybench';
+import { z } from 'zod';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const benchmarkSchema = z.object({
+  name: z.string(),
+  /** Issue target for the median of `run`, in milliseconds. */
+  targetMedianMs: z.number().positive().optional(),
+  run: z.function(),
+  /** Same-run reference workload, e.g. the JSON.parse underneath a validation. */
+  baseline: z.object({ name: z.string(), run: z.function() }).optional(),
+});
+const moduleSchema = z.object({ benchmarks: z.array(benchmarkSchema) });
+
+interface Measurement {
+  readonly project: string;
+  readonly name: string;
+  readonly samples: number;
+  readonly medianMs: number;
+  readonly p99Ms: number;
+  readonly baseline?: { readonly name: string; readonly medianMs: number; readonly ratio: number };
+  readonly targetMedianMs?: number;
+  readonly met?: boolean;
+}
+
+function benchFiles(): { project: string; file: string }[] {
+  return ['libs', 'apps'].flatMap((group) =>
+    readdirSync(join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .flatMap((entry) => {
+        const dir = join(root, group, entry.name, 'bench');
+        let files: string[] = [];
+        try {
+          files = readdirSync(dir).filter((file) => file.endsWith('.bench.ts'));
+        } catch {
+          return [];
+        }
+        return files.map((file) => ({ project: entry.name, file: join(dir, file) }));
+      }),
+  );
+}
+
+async function measure(name: string, run: () => unknown): Promise<{ samples: number; medianMs: number; p99Ms: number }> {
+  const bench = new Bench({ time: 1_000, warmupTime: 200 });
+  bench.add(name, run);
+  await bench.run();
+  const result = bench.tasks[0]?.result;
+  if (result === undefined || !('latency' in result)) throw new Error(`benchmark ${name} produced no result`);
+  return { samples: result.latency.samplesCount, medianMs: result.latency.p50, p99Ms: result.latency.p99 };
+}
+
+const measurements: Measurement[] = [];
+for (const { project, file } of benchFiles()) {
+  const loaded = moduleSchema.parse(await import(pathToFileURL(file).href));
+  for (const benchmark of loaded.benchmarks) {
+    const run = benchmark.run as () => unknown;
+    const own = await measure(benchmark.name, run);
+    const baseline = benchmark.baseline === undefined ? undefined : await measure(benchmark.baseline.name, benchmark.baseline.run);
+    measurements.push({
+      project,
+      name: benchmark.name,
+      ...own,
+      ...(baseline === undefined ? {} : { baseline: { name: benchmark.baseline?.name ?? '', medianMs: baseline.medianMs, ratio: own.medianMs / baseline.medianMs } }),
+      ...(benchmark.targetMedianMs === undefined ? {} : { targetMedianMs: benchmark.targetMedianMs, met: own.medianMs < benchmark.targetMedianMs }),
+    });
+  }
+}
+
+const µs = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
+for (const m of measurements) {
+  const target = m.targetMedianMs === undefined ? '' : ` target < ${µs(m.targetMedianMs)}: ${m.met === true ? 'MET' : 'MISSED'}`;
+  const baseline = m.baseline === undefined ? '' : ` (${m.baseline.ratio.toFixed(2)}× ${m.baseline.name} at ${µs(m.baseline.medianMs)})`;
+  console.log(`${m.project}: ${m.name}: median ${µs(m.medianMs)}, p99 ${µs(m.p99Ms)}, ${m.samples} samples${baseline}${target}`);
+}
+mkdirSync(join(root, 'bench-results'), { recursive: true });
+const report = { node: process.version, cpus: (await import('node:os')).cpus().length, at: new Date().toISOString(), measurements };
+writeFileSync(join(root, 'bench-results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+if (measurements.some((m) => m.met === false)) process.exitCode = 1;

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Builds the real components the tests run against, from the Go module proxy, into a cache outside the
+# repository:
+#   $SRIOV_DRA_CACHE/k8s/<version>/bin   etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
+#   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts
+# Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
+# temporary directory; nothing upstream is copied into the repository.
+#
+# Usage: build-binaries.sh [k8s|cni|all] (default all). Environment: K8S_VERSION (v1.36.3),
+# ETCD_VERSION (the release pinned by that Kubernetes version), CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION.
+set -euo pipefail
+
+what=${1:-all}
+cache=${SRIOV_DRA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sriov-dra}
+k8s_version=${K8S_VERSION:-v1.36.3}
+cni_plugins_version=${CNI_PLUGINS_VERSION:-v1.10.0}
+whereabouts_version=${WHEREABOUTS_VERSION:-v0.9.2}
+export CGO_ENABLED=0 GOFLAGS=-mod=mod
+
+log() { printf '[build-binaries] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+command -v go >/dev/null || die "go is not installed (Go >= 1.26 is required)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+timed() { # timed <label> <command...>
+  local label=$1 start=$SECONDS
+  shift
+  "$@"
+  log "$label built in $((SECONDS - start)) s"
+}
+
+# The go.mod of k8s.io/kubernetes replaces every staging module with a local path that does not exist
+# outside its repository; map each one to the published module of the matching v0 version instead.
+k8s_module() {
+  local dir=$1 minor
+  minor=${k8s_version#v1.}
+  go mod download -json "k8s.io/kubernetes@$k8s_version" >"$work/k8s.json"
+  local gomod
+  gomod=$(sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p' "$work/k8s.json")
+  [ -f "$gomod" ] || die "cannot download k8s.io/kubernetes@$k8s_version"
+  (
+    cd "$dir"
+    go mod init sriov-dra.invalid/k8s-build >/dev/null 2>&1
+    go mod edit -go="$(sed -n 's/^go \(.*\)$/\1/p' "$gomod")" -require="k8s.io/kubernetes@$k8s_version"
+    sed -n 's#^\s*\(k8s.io/[^ ]*\) => ./staging/.*$#\1#p' "$gomod" | while read -r module; do
+      go mod edit -replace="$module=$module@v0.$minor"
+    done
+  )
+  etcd_version=${ETCD_VERSION:-$(sed -n 's#^\s*go.etcd.io/etcd/server/v3 \(v[^ ]*\).*$#\1#p' "$gomod")}
+  [ -n "$etcd_version" ] || die "cannot find the etcd version pinned by Kubernetes $k8s_version"
+}
+
+build_k8s() {
+  local out=$cache/k8s/$k8s_version
+  if [ -f "$out/stamp" ]; then log "Kubernetes $k8s_version: cached in $out"; return; fi
+  mkdir -p "$work/k8s" "$out/bin"
+  k8s_module "$work/k8s"
+  local minor=${k8s_version#v1.}; minor=${minor%%.*}
+  local pkg=k8s.io/component-base/version client=k8s.io/client-go/pkg/version ldflags="-s -w"
+  for p in $pkg $client; do
+    ldflags+=" -X $p.gitVersion=$k8s_version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  log "Kubernetes $k8s_version (etcd $etcd_version) into $out"
+  (cd "$work/k8s" && timed "kube-apiserver, kube-controller-manager, kube-scheduler, kubectl" \
+    go build -trimpath -ldflags "$ldflags" -o "$out/bin/" \
+      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+  # etcd's own main module carries replace directives, so build its entry point from a two-line main.
+  mkdir -p "$work/etcd"
+  (
+    cd "$work/etcd"
+    go mod init sriov-dra.invalid/etcd-build >/dev/null 2>&1
+    printf 'package main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n' >main.go
+    go get "go.etcd.io/etcd/server/v3@$etcd_version" >/dev/null 2>&1
+    timed etcd go build -trimpath -ldflags "-s -w" -o "$out/bin/etcd" .
+  )
+  printf 'kubernetes=%s\netcd=%s\ngo=%s\n' "$k8s_version" "$etcd_version" "$(go env GOVERSION)" >"$out/stamp"
+}
+
+build_cni() {
+  local out=$cache/cni
+  local id="plugins=$cni_plugins_version whereabouts=$whereabouts_version"
+  if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "CNI plugins: cached in $out"; return; fi
+  mkdir -p "$work/cni" "$out/bin"
+  (
+    cd "$work/cni"
+    go mod init sriov-dra.invalid/cni-build >/dev/null 2>&1
+    go get "github.com/containernetworking/plugins@$cni_plugins_version" >/dev/null 2>&1
+    local base=github.com/containernetworking/plugins/plugins
+    timed "CNI plugins $cni_plugins_version" go build -trimpath -ldflags "-s -w" -o "$out/bin/" \
+      $base/ipam/host-local $base/ipam/static $base/meta/tuning $base/main/loopback $base/main/dummy $base/main/bridge
+  )
+  mkdir -p "$work/wa"
+  (
+    cd "$work/wa"
+    go mod init sriov-dra.invalid/whereabouts-build >/dev/null 2>&1
+    go get "github.com/k8snetworkplumbingwg/whereabouts@$whereabouts_version" >/dev/null 2>&1
+    timed "whereabouts $whereabouts_version" go build -trimpath -ldflags "-s -w" -o "$out/bin/whereabouts" \
+      github.com/k8snetworkplumbingwg/whereabouts/cmd
+  )
+  printf '%s' "$id" >"$out/stamp"
+}
+
+case $what in
+  k8s) build_k8s ;;
+  cni) build_cni ;;
+  all) build_k8s; build_cni ;;
+  *) die "unknown target $what (k8s, cni or all)" ;;
+esac
+log "done: $cache"

@@ -1,4 +1,8 @@
-// Kubernetes API access (spec §8.4, §9, §12.3): live reads, JSON Patch with test preconditions, finalizer
-// removal, typed API errors, retry, informers, work queue, leader election, events. Populated by the
-// control-plane milestone.
-export {};
+export * from './api-errors.ts';
+export * from './client.ts';
+export * from './finalizers.ts';
+export * from './guarded-patch.ts';
+export * from './json-patch.ts';
+export * from './rate-limiter.ts';
+export * from './resources.ts';
+export * from './retry.ts';

@@ -1,0 +1,295 @@
+import { Agent, type RequestOptions, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { KubeConfig } from '@kubernetes/client-node';
+import { type ApiStatus, KubeApiError, classifyStatus, classifyTransportError } from './api-errors.ts';
+import { TokenBucket } from './rate-limiter.ts';
+import { type ObjectLocation, type ResourceType, resourcePath } from './resources.ts';
+
+export const contentTypes = {
+  json: 'application/json',
+  jsonPatch: 'application/json-patch+json',
+  mergePatch: 'application/merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+export interface KubeClientOptions {
+  /** Sustained requests per second (client-go default 5). */
+  readonly qps?: number;
+  /** Requests allowed at once above the sustained rate (client-go default 10). */
+  readonly burst?: number;
+  /** Per-request deadline when the caller gives none. */
+  readonly requestTimeoutMs?: number;
+  readonly userAgent?: string;
+}
+
+export interface ApiRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
+export interface WatchEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+  readonly object: KubeObject;
+}
+
+/** The part of every API object the library relies on; everything else is carried through untouched. */
+export interface KubeObject {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly uid: string;
+    readonly resourceVersion: string;
+    readonly generation?: number;
+    readonly deletionTimestamp?: string;
+    readonly finalizers?: readonly string[];
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly ownerReferences?: readonly Readonly<Record<string, unknown>>[];
+  };
+  readonly [field: string]: unknown;
+}
+
+export interface KubeList<T extends KubeObject = KubeObject> {
+  readonly metadata: { readonly resourceVersion: string; readonly continue?: string };
+  readonly items: T[];
+}
+
+function queryString(query: ApiRequest['query']): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function parseStatus(text: string): ApiStatus | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return text === '' ? undefined : { message: text.slice(0, 512) };
+  }
+}
+
+/**
+ * A small typed REST client over node:https. Objects stay plain JSON (nothing is dropped by model
+ * classes), errors are KubeApiError, and every request passes the QPS/burst limiter and a deadline.
+ * Kubeconfig parsing and authentication (certificates, tokens, exec plugins, in-cluster service
+ * account tokens with rotation) come from @kubernetes/client-node's KubeConfig.
+ */
+export class KubeClient {
+  private readonly limiter: TokenBucket;
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  private readonly requestTimeoutMs: number;
+  private readonly userAgent: string;
+  readonly config: KubeConfig;
+
+  constructor(config: KubeConfig, options: KubeClientOptions = {}) {
+    this.config = config;
+    this.limiter = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.userAgent = options.userAgent ?? 'sriov-dra';
+  }
+
+  /** From a kubeconfig file, or the default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
+  static fromKubeConfig(path: string | undefined, options: KubeClientOptions = {}): KubeClient {
+    const config = new KubeConfig();
+    if (path === undefined) config.loadFromDefault();
+    else config.loadFromFile(path);
+    return new KubeClient(config, options);
+  }
+
+  /** The Pod's service account: token re-read as it rotates. */
+  static inCluster(options: KubeClientOptions = {}): KubeClient {
+    const config = new KubeConfig();
+    config.loadFromCluster();
+    return new KubeClient(config, options);
+  }
+
+  /** The same connection with other credentials or limits, e.g. for impersonation in tests. */
+  static fromConfig(config: KubeConfig, options: KubeClientOptions = {}): KubeClient {
+    return new KubeClient(config, options);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async open(req: ApiRequest, signal: AbortSignal): Promise<{ response: IncomingMessage; info: { method: string; path: string } }> {
+    const cluster = this.config.getCurrentCluster();
+    if (cluster === null) throw new Error('kubeconfig has no current cluster');
+    const url = new URL(`${req.path}${queryString(req.query)}`, cluster.server);
+    const info = { method: req.method, path: url.pathname };
+    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    const options: RequestOptions = {
+      method: req.method,
+      host: url.hostname,
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      agent: this.agent,
+      signal,
+      headers: {
+        Accept: contentTypes.json,
+        'User-Agent': this.userAgent,
+        ...(body === undefined ? {} : { 'Content-Type': req.contentType ?? contentTypes.json, 'Content-Length': Buffer.byteLength(body) }),
+      },
+    };
+    // Adds TLS material and the Authorization header (static, file-backed or exec-plugin token).
+    await this.config.applyToHTTPSOptions(options);
+    await this.limiter.acquire(signal);
+    let sent = false;
+    try {
+      const response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const request = httpsRequest(options, resolve);
+        request.on('error', reject);
+        request.end(body, () => {
+          sent = true;
+        });
+      });
+      return { response, info };
+    } catch (error) {
+      throw classifyTransportError(error, info, sent);
+    }
+  }
+
+  /** One request; resolves to the decoded JSON body (undefined when empty). */
+  async request(req: ApiRequest): Promise<unknown> {
+    const signal = AbortSignal.any([AbortSignal.timeout(req.timeoutMs ?? this.requestTimeoutMs), ...(req.signal === undefined ? [] : [req.signal])]);
+    const { response, info } = await this.open(req, signal);
+    let text: string;
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      text = Buffer.concat(chunks).toString('utf8');
+    } catch (error) {
+      throw classifyTransportError(error, info, true);
+    }
+    const status = response.statusCode ?? 0;
+    if (status >= 200 && status < 300) {
+      if (text === '') return undefined;
+      // Health endpoints answer in plain text; API objects in JSON.
+      return (response.headers['content-type'] ?? '').includes('json') ? (JSON.parse(text) as unknown) : text;
+    }
+    const apiStatus = parseStatus(text);
+    throw new KubeApiError(classifyStatus(status, apiStatus), status, info, apiStatus);
+  }
+
+  async get<T extends KubeObject = KubeObject>(type: ResourceType, at: ObjectLocation & { name: string }, signal?: AbortSignal): Promise<T> {
+    return (await this.request({ method: 'GET', path: resourcePath(type, at), signal })) as T;
+  }
+
+  async list<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string; resourceVersion?: string; signal?: AbortSignal } = {},
+  ): Promise<KubeList<T>> {
+    const { namespace, signal, ...query } = options;
+    return (await this.request({ method: 'GET', path: resourcePath(type, { namespace }), query, signal })) as KubeList<T>;
+  }
+
+  /** Creates with strict field validation: unknown or duplicate fields are rejected, not pruned. */
+  async create<T extends KubeObject = KubeObject>(type: ResourceType, body: Record<string, unknown>, options: { namespace?: string; signal?: AbortSignal; fieldManager?: string } = {}): Promise<T> {
+    return (await this.request({
+      method: 'POST',
+      path: resourcePath(type, { namespace: options.namespace }),
+      query: { fieldValidation: 'Strict', fieldManager: options.fieldManager },
+      body,
+      signal: options.signal,
+    })) as T;
+  }
+
+  async patch<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    at: ObjectLocation & { name: string },
+    body: unknown,
+    contentType: string,
+    options: { signal?: AbortSignal; fieldManager?: string; force?: boolean } = {},
+  ): Promise<T> {
+    return (await this.request({
+      method: 'PATCH',
+      path: resourcePath(type, at),
+      query: { fieldValidation: 'Strict', fieldManager: options.fieldManager, force: options.force },
+      body,
+      contentType,
+      signal: options.signal,
+    })) as T;
+  }
+
+  /** Deletes with optional UID/resourceVersion preconditions and propagation policy. */
+  async delete(
+    type: ResourceType,
+    at: ObjectLocation & { name: string },
+    options: {
+      uid?: string;
+      resourceVersion?: string;
+      propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+      gracePeriodSeconds?: number;
+      signal?: AbortSignal;
+    } = {},
+  ): Promise<unknown> {
+    const preconditions = options.uid === undefined && options.resourceVersion === undefined ? undefined : { uid: options.uid, resourceVersion: options.resourceVersion };
+    return this.request({
+      method: 'DELETE',
+      path: resourcePath(type, at),
+      body: {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions,
+        propagationPolicy: options.propagationPolicy,
+        gracePeriodSeconds: options.gracePeriodSeconds,
+      },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Opens a watch stream and yields its events until the server closes it, the signal aborts, or the
+   * server reports an error (thrown as KubeApiError; 410 Gone when the resourceVersion expired).
+   */
+  async *watch(type: ResourceType, options: { namespace?: string; resourceVersion: string; labelSelector?: string; timeoutSeconds?: number; signal: AbortSignal }): AsyncGenerator<WatchEvent> {
+    const { namespace, signal, ...query } = options;
+    const { response, info } = await this.open(
+      { method: 'GET', path: resourcePath(type, { namespace }), query: { ...query, watch: true, allowWatchBookmarks: true } },
+      signal,
+    );
+    const status = response.statusCode ?? 0;
+    if (status !== 200) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      const apiStatus = parseStatus(Buffer.concat(chunks).toString('utf8'));
+      throw new KubeApiError(classifyStatus(status, apiStatus), status, info, apiStatus);
+    }
+    let pending = '';
+    try {
+      for await (const chunk of response) {
+        pending += (chunk as Buffer).toString('utf8');
+        let newline = pending.indexOf('\n');
+        while (newline >= 0) {
+          const line = pending.slice(0, newline).trim();
+          pending = pending.slice(newline + 1);
+          newline = pending.indexOf('\n');
+          if (line === '') continue;
+          const event = JSON.parse(line) as { type: string; object: unknown };
+          if (event.type === 'ERROR') {
+            const apiStatus = event.object as ApiStatus;
+            const code = apiStatus.code ?? 500;
+            throw new KubeApiError(classifyStatus(code, apiStatus), code, info, apiStatus);
+          }
+          yield event as WatchEvent;
+        }
+      }
+    } catch (error) {
+      if (error instanceof KubeApiError) throw error;
+      if (signal.aborted) return;
+      throw classifyTransportError(error, info, true);
+    } finally {
+      response.destroy();
+    }
+  }
+}

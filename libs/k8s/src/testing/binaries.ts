@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** The Kubernetes version every test runs against unless K8S_VERSION says otherwise. */
+export const DEFAULT_K8S_VERSION = 'v1.36.3';
+
+export function cacheRoot(): string {
+  return process.env['SRIOV_DRA_CACHE'] ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'sriov-dra');
+}
+
+export interface ControlPlaneBinaries {
+  readonly etcd: string;
+  readonly kubeApiserver: string;
+  readonly kubeControllerManager: string;
+  readonly kubeScheduler: string;
+  readonly kubectl: string;
+}
+
+/**
+ * Locates the binaries tools/control-plane/build-binaries.sh built. Missing binaries are a setup
+ * problem with one fix, so the error says exactly which command to run.
+ */
+export function controlPlaneBinaries(version = process.env['K8S_VERSION'] ?? DEFAULT_K8S_VERSION): ControlPlaneBinaries {
+  const dir = join(cacheRoot(), 'k8s', version, 'bin');
+  const binaries = {
+    etcd: join(dir, 'etcd'),
+    kubeApiserver: join(dir, 'kube-apiserver'),
+    kubeControllerManager: join(dir, 'kube-controller-manager'),
+    kubeScheduler: join(dir, 'kube-scheduler'),
+    kubectl: join(dir, 'kubectl'),
+  };
+  const missing = Object.values(binaries).filter((path) => !existsSync(path));
+  if (missing.length > 0 || !existsSync(join(cacheRoot(), 'k8s', version, 'stamp'))) {
+    throw new Error(`Kubernetes ${version} binaries are missing (${missing.join(', ') || 'stamp'}); build them with: K8S_VERSION=${version} tools/control-plane/build-binaries.sh k8s`);
+  }
+  return binaries;
+}

@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** Asks the kernel for a free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address !== null && typeof address === 'object') resolve(address.port);
+        else reject(new Error('no port assigned'));
+      });
+    });
+  });
+}
+
+const running = new Set<ChildProcess>();
+// A test runner that dies mid-run must not leave etcd or an API server behind.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export interface ManagedProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logFile: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a component with its output in `logFile`; `stop` sends SIGTERM, then SIGKILL after a grace period. */
+export function startProcess(name: string, command: string, args: readonly string[], logFile: string): ManagedProcess {
+  const out = openSync(logFile, 'a');
+  const child = spawn(command, args, { stdio: ['ignore', out, out] });
+  running.add(child);
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      running.delete(child);
+      resolve();
+    });
+  });
+  return {
+    name,
+    child,
+    logFile,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Polls `probe` until it resolves true; fails with `describe()` after `timeoutMs` or if `alive()` turns false. */
+export async function waitFor(what: string, probe: () => Promise<boolean>, options: { timeoutMs: number; alive?: () => boolean; describe?: () => string }): Promise<void> {
+  const deadline = performance.now() + options.timeoutMs;
+  for (;;) {
+    if (options.alive !== undefined && !options.alive()) throw new Error(`${what}: process exited. ${options.describe?.() ?? ''}`);
+    if (await probe().catch(() => false)) return;
+    if (performance.now() > deadline) throw new Error(`${what}: not ready after ${options.timeoutMs} ms. ${options.describe?.() ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

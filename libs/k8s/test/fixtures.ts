@@ -1,0 +1,38 @@
+import { annotations } from '@sriov-dra/contract';
+import type { KubeClient, KubeObject } from '../src/client.ts';
+import { resourceTypes } from '../src/resources.ts';
+
+export async function createNamespace(client: KubeClient, name: string): Promise<void> {
+  await client.create(resourceTypes.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+/** A Pod that never runs (no kubelet here); it exists for its UID, annotations and ownership. */
+export async function createPod(client: KubeClient, namespace: string, name: string, extra: { annotations?: Record<string, string> } = {}): Promise<KubeObject> {
+  return client.create(
+    resourceTypes.pod,
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace, ...(extra.annotations === undefined ? {} : { annotations: extra.annotations }) },
+      spec: { containers: [{ name: 'app', image: 'registry.invalid/app:1' }] },
+    },
+    { namespace },
+  );
+}
+
+/** A NAD owned by `pod` (blockOwnerDeletion false, no controller) carrying `finalizers`, in one Create. */
+export function ownedNad(pod: KubeObject, name: string, finalizers: readonly string[]): Record<string, unknown> {
+  return {
+    apiVersion: 'k8s.cni.cncf.io/v1',
+    kind: 'NetworkAttachmentDefinition',
+    metadata: {
+      name,
+      namespace: pod.metadata.namespace,
+      finalizers,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid, blockOwnerDeletion: false }],
+    },
+    spec: { config: '{"cniVersion":"1.0.0","name":"rail-a-net","type":"sriov","deviceID":"0000:03:00.1"}' },
+  };
+}
+
+export const networksKey = annotations.networks;

@@ -1,5 +1,5 @@
-// npm run bench: runs every `<project>/bench/*.bench.ts`, prints a table and writes JSON results to
-// bench-results/latest.json. Each benchmark may name a baseline measured in the same run (ratios are
+// npm run bench [project]: runs every `<project>/bench/*.bench.ts`, prints a table and writes JSON
+// results to bench-results/latest.json. Each benchmark may name a baseline measured in the same run (ratios are
 // comparable across machines where absolute times are not) and a median target; a missed target makes
 // the command exit non-zero. Benchmarks are never part of the test suite.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,8 @@ import { z } from 'zod';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-const benchmarkSchema = z.object({
+/** A workload timed over many repetitions. */
+const repeatedSchema = z.object({
   name: z.string(),
   /** Issue target for the median of `run`, in milliseconds. */
   targetMedianMs: z.number().positive().optional(),
@@ -18,7 +19,20 @@ const benchmarkSchema = z.object({
   /** Same-run reference workload, e.g. the JSON.parse underneath a validation. */
   baseline: z.object({ name: z.string(), run: z.function() }).optional(),
 });
-const moduleSchema = z.object({ benchmarks: z.array(benchmarkSchema) });
+/** A workload run once that reports its own figures (throughput, latency percentiles, counts). */
+const onceSchema = z.object({ name: z.string(), once: z.function() });
+const moduleSchema = z.object({
+  benchmarks: z.array(z.union([repeatedSchema, onceSchema])),
+  /** Starts what the benchmarks need (e.g. a control plane); its result is passed to teardown. */
+  setup: z.function().optional(),
+  teardown: z.function().optional(),
+});
+
+interface Report {
+  readonly project: string;
+  readonly name: string;
+  readonly figures: Readonly<Record<string, number>>;
+}
 
 interface Measurement {
   readonly project: string;
@@ -58,9 +72,18 @@ async function measure(name: string, run: () => unknown): Promise<{ samples: num
 }
 
 const measurements: Measurement[] = [];
+const reports: Report[] = [];
+const only = process.argv[2];
 for (const { project, file } of benchFiles()) {
+  if (only !== undefined && project !== only) continue;
   const loaded = moduleSchema.parse(await import(pathToFileURL(file).href));
+  const context = (await loaded.setup?.()) as unknown;
   for (const benchmark of loaded.benchmarks) {
+    if ('once' in benchmark) {
+      const figures = z.record(z.string(), z.number()).parse(await (benchmark.once as (context: unknown) => Promise<unknown>)(context));
+      reports.push({ project, name: benchmark.name, figures });
+      continue;
+    }
     const run = benchmark.run as () => unknown;
     const own = await measure(benchmark.name, run);
     const baseline = benchmark.baseline === undefined ? undefined : await measure(benchmark.baseline.name, benchmark.baseline.run);
@@ -72,6 +95,7 @@ for (const { project, file } of benchFiles()) {
       ...(benchmark.targetMedianMs === undefined ? {} : { targetMedianMs: benchmark.targetMedianMs, met: own.medianMs < benchmark.targetMedianMs }),
     });
   }
+  await (loaded.teardown as ((context: unknown) => Promise<void>) | undefined)?.(context);
 }
 
 const µs = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
@@ -80,7 +104,10 @@ for (const m of measurements) {
   const baseline = m.baseline === undefined ? '' : ` (${m.baseline.ratio.toFixed(2)}× ${m.baseline.name} at ${µs(m.baseline.medianMs)})`;
   console.log(`${m.project}: ${m.name}: median ${µs(m.medianMs)}, p99 ${µs(m.p99Ms)}, ${m.samples} samples${baseline}${target}`);
 }
+for (const r of reports) {
+  console.log(`${r.project}: ${r.name}: ${Object.entries(r.figures).map(([key, value]) => `${key} ${Number.isInteger(value) ? value : value.toFixed(2)}`).join(', ')}`);
+}
 mkdirSync(join(root, 'bench-results'), { recursive: true });
-const report = { node: process.version, cpus: (await import('node:os')).cpus().length, at: new Date().toISOString(), measurements };
+const report = { node: process.version, cpus: (await import('node:os')).cpus().length, at: new Date().toISOString(), measurements, reports };
 writeFileSync(join(root, 'bench-results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
 if (measurements.some((m) => m.met === false)) process.exitCode = 1;

@@ -133,7 +133,6 @@ export class KubeClient {
       host: url.hostname,
       port: url.port,
       path: `${url.pathname}${url.search}`,
-      agent: this.agent,
       signal,
       headers: {
         Accept: contentTypes.json,
@@ -141,8 +140,12 @@ export class KubeClient {
         ...(body === undefined ? {} : { 'Content-Type': req.contentType ?? contentTypes.json, 'Content-Length': Buffer.byteLength(body) }),
       },
     };
-    // Adds TLS material and the Authorization header (static, file-backed or exec-plugin token).
+    // Adds TLS material and the Authorization header (static, file-backed or exec-plugin token). It also
+    // installs a fresh Agent per call, which would cost a TLS handshake per request; the TLS material
+    // stays on the options, so our keep-alive agent pools connections by it instead. (kubeconfig
+    // proxy-url is therefore not supported.)
     await this.config.applyToHTTPSOptions(options);
+    options.agent = this.agent;
     await this.limiter.acquire(signal);
     let sent = false;
     try {

@@ -25,6 +25,8 @@ export interface ControlPlane {
   /** Admin kubeconfig (group system:masters). */
   readonly kubeconfig: string;
   readonly server: string;
+  /** etcd's client URL, for tests that manipulate storage directly (e.g. compaction). */
+  readonly etcdEndpoint: string;
   readonly adminClient: KubeClient;
   /** Working directory: certificates, kubeconfigs, etcd data, component logs. */
   readonly dir: string;
@@ -161,6 +163,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     return {
       kubeconfig,
       server,
+      etcdEndpoint: `http://127.0.0.1:${ports.etcd}`,
       adminClient,
       dir,
       clientFor(user, groups = []) {

@@ -24,6 +24,13 @@ export const resourceTypes = {
   resourceClaim: { group: 'resource.k8s.io', version: 'v1', resource: 'resourceclaims', kind: 'ResourceClaim', namespaced: true },
   resourceSlice: { group: 'resource.k8s.io', version: 'v1', resource: 'resourceslices', kind: 'ResourceSlice', namespaced: false },
   deviceClass: { group: 'resource.k8s.io', version: 'v1', resource: 'deviceclasses', kind: 'DeviceClass', namespaced: false },
+  resourceClaimTemplate: {
+    group: 'resource.k8s.io',
+    version: 'v1',
+    resource: 'resourceclaimtemplates',
+    kind: 'ResourceClaimTemplate',
+    namespaced: true,
+  },
   lease: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true },
   event: { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true },
   customResourceDefinition: {

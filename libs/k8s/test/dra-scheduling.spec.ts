@@ -1,0 +1,107 @@
+// The control plane's DRA path end to end, without a driver: kube-scheduler allocates devices from a
+// published ResourceSlice to a Pod's ResourceClaimTemplate claim (created by the resourceclaim
+// controller), reserves the claim for the Pod and binds the Pod to the node.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DRIVER_NAME } from '@sriov-dra/contract';
+import type { KubeClient, KubeObject } from '../src/client.ts';
+import { resourceTypes } from '../src/resources.ts';
+import { type ControlPlane, startControlPlane, waitFor } from '../src/testing/index.ts';
+import { createNamespace } from './fixtures.ts';
+
+let cp: ControlPlane;
+let admin: KubeClient;
+
+beforeAll(async () => {
+  cp = await startControlPlane({ controllerManager: true, scheduler: true });
+  admin = cp.adminClient;
+  await createNamespace(admin, 'dra');
+}, 120_000);
+
+afterAll(async () => {
+  await cp.stop();
+}, 60_000);
+
+async function readyNode(name: string): Promise<KubeObject> {
+  const node = await admin.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } });
+  const now = new Date().toISOString();
+  await admin.patch(
+    resourceTypes.node,
+    { name, subresource: 'status' },
+    {
+      status: {
+        capacity: { cpu: '8', memory: '16Gi', pods: '110' },
+        allocatable: { cpu: '8', memory: '16Gi', pods: '110' },
+        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated', lastHeartbeatTime: now, lastTransitionTime: now }],
+      },
+    },
+    'application/merge-patch+json',
+  );
+  return node;
+}
+
+describe('DRA allocation by the real scheduler', () => {
+  it('allocates a VF from the node slice to a ResourceClaimTemplate claim and binds the Pod', async () => {
+    await readyNode('worker-a');
+    await admin.create(resourceTypes.deviceClass, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: DRIVER_NAME },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
+    });
+    await admin.create(resourceTypes.resourceSlice, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: 'worker-a-vfs' },
+      spec: {
+        driver: DRIVER_NAME,
+        nodeName: 'worker-a',
+        pool: { name: 'worker-a', generation: 1, resourceSliceCount: 1 },
+        devices: ['0000-03-00-1', '0000-03-00-2'].map((name) => ({
+          name,
+          attributes: { 'resource.kubernetes.io/pcieRoot': { string: 'pci0000:00' }, [`${DRIVER_NAME}/pciAddress`]: { string: name.replace(/-/g, ':').replace(/:(\d)$/, '.$1') } },
+        })),
+      },
+    });
+    await admin.create(
+      resourceTypes.resourceClaimTemplate,
+      {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceClaimTemplate',
+        metadata: { name: 'one-vf' },
+        spec: { spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: DRIVER_NAME, allocationMode: 'ExactCount', count: 1 } }] } } },
+      },
+      { namespace: 'dra' },
+    );
+    const pod = await admin.create(
+      resourceTypes.pod,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'consumer' },
+        spec: {
+          resourceClaims: [{ name: 'nic', resourceClaimTemplateName: 'one-vf' }],
+          containers: [{ name: 'app', image: 'registry.invalid/app:1', resources: { claims: [{ name: 'nic' }] } }],
+          tolerations: [{ operator: 'Exists' }],
+        },
+      },
+      { namespace: 'dra' },
+    );
+
+    let bound: KubeObject & { spec: { nodeName?: string }; status: { resourceClaimStatuses?: { name: string; resourceClaimName: string }[] } } = pod as never;
+    await waitFor(
+      'Pod scheduled',
+      async () => {
+        bound = await admin.get(resourceTypes.pod, { namespace: 'dra', name: 'consumer' });
+        return bound.spec.nodeName === 'worker-a';
+      },
+      { timeoutMs: 60_000 },
+    );
+    const claimName = bound.status.resourceClaimStatuses?.[0]?.resourceClaimName ?? '';
+    const claim = await admin.get<KubeObject & { status: { allocation: { devices: { results: { request: string; driver: string; pool: string; device: string }[] } }; reservedFor: { resource: string; name: string; uid: string }[] } }>(
+      resourceTypes.resourceClaim,
+      { namespace: 'dra', name: claimName },
+    );
+    expect(claim.status.allocation.devices.results).toEqual([expect.objectContaining({ request: 'nic', driver: DRIVER_NAME, pool: 'worker-a', device: expect.stringMatching(/^0000-03-00-[12]$/) as unknown })]);
+    expect(claim.status.reservedFor).toEqual([expect.objectContaining({ resource: 'pods', name: 'consumer', uid: pod.metadata.uid })]);
+  }, 90_000);
+});

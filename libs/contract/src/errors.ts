@@ -164,6 +164,11 @@ const catalog = {
     summary: 'the Pod annotations would exceed the Kubernetes 256 KiB limit',
     remedy: 'reduce the number of managed VFs or other annotations on this Pod; nothing was published',
   },
+  // API responses.
+  InvalidApiObject: {
+    summary: 'an object returned by the API server lacks fields this component relies on',
+    remedy: 'check the API server version and the CRD schemas installed; nothing was changed',
+  },
   // Lifecycle (§6.3, §8).
   ClaimReleaseInProgress: {
     summary: 'an earlier binding of this claim UID is still being released',

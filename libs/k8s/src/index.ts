@@ -10,3 +10,4 @@ export * from './rate-limiter.ts';
 export * from './resources.ts';
 export * from './retry.ts';
 export * from './work-queue.ts';
+export * from './reads.ts';

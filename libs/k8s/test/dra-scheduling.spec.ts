@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_NAME } from '@sriov-dra/contract';
 import type { KubeClient, KubeObject } from '../src/client.ts';
+import { readPod, readResourceClaim } from '../src/reads.ts';
 import { resourceTypes } from '../src/resources.ts';
 import { type ControlPlane, startControlPlane, waitFor } from '../src/testing/index.ts';
 import { createNamespace } from './fixtures.ts';
@@ -87,21 +88,11 @@ describe('DRA allocation by the real scheduler', () => {
       { namespace: 'dra' },
     );
 
-    let bound: KubeObject & { spec: { nodeName?: string }; status: { resourceClaimStatuses?: { name: string; resourceClaimName: string }[] } } = pod as never;
-    await waitFor(
-      'Pod scheduled',
-      async () => {
-        bound = await admin.get(resourceTypes.pod, { namespace: 'dra', name: 'consumer' });
-        return bound.spec.nodeName === 'worker-a';
-      },
-      { timeoutMs: 60_000 },
-    );
-    const claimName = bound.status.resourceClaimStatuses?.[0]?.resourceClaimName ?? '';
-    const claim = await admin.get<KubeObject & { status: { allocation: { devices: { results: { request: string; driver: string; pool: string; device: string }[] } }; reservedFor: { resource: string; name: string; uid: string }[] } }>(
-      resourceTypes.resourceClaim,
-      { namespace: 'dra', name: claimName },
-    );
-    expect(claim.status.allocation.devices.results).toEqual([expect.objectContaining({ request: 'nic', driver: DRIVER_NAME, pool: 'worker-a', device: expect.stringMatching(/^0000-03-00-[12]$/) as unknown })]);
-    expect(claim.status.reservedFor).toEqual([expect.objectContaining({ resource: 'pods', name: 'consumer', uid: pod.metadata.uid })]);
+    await waitFor('Pod scheduled', async () => (await readPod(admin, 'dra', 'consumer')).spec.nodeName === 'worker-a', { timeoutMs: 60_000 });
+    const bound = await readPod(admin, 'dra', 'consumer');
+    const claimName = bound.status?.resourceClaimStatuses?.[0]?.resourceClaimName ?? '';
+    const claim = await readResourceClaim(admin, 'dra', claimName);
+    expect(claim.status?.allocation?.devices?.results).toEqual([expect.objectContaining({ request: 'nic', driver: DRIVER_NAME, pool: 'worker-a', device: expect.stringMatching(/^0000-03-00-[12]$/) as unknown })]);
+    expect(claim.status?.reservedFor).toEqual([expect.objectContaining({ resource: 'pods', name: 'consumer', uid: pod.metadata.uid })]);
   }, 90_000);
 });

@@ -34,6 +34,8 @@ export interface ControlPlane {
   clientFor(user: string, groups?: readonly string[]): KubeClient;
   /** A client presenting a bearer token (e.g. a ServiceAccount token from the TokenRequest API). */
   clientWithToken(token: string): KubeClient;
+  /** Process IDs of the running components, by name. */
+  components(): { readonly name: string; readonly pid: number | undefined }[];
   /** Stops and restarts kube-apiserver on the same port and storage (watch-survival tests). */
   restartApiServer(): Promise<void>;
   stop(): Promise<void>;
@@ -179,6 +181,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           currentContext: 'c',
         });
         return track(KubeClient.fromConfig(config, { qps: 1_000, burst: 1_000 }));
+      },
+      components() {
+        return processes.map((process) => ({ name: process.name, pid: process.child.pid }));
       },
       async restartApiServer() {
         const previous = apiServer;

@@ -13,6 +13,7 @@ import {
   validateSriovResourcePolicy,
 } from '@sriov-dra/contract';
 import { type Fixture, type FixtureKind, expectedError, expectsValid, loadFixtures, rawInput } from '@sriov-dra/contract/fixtures';
+import { type SourceNad, renderShadowConfig } from '@sriov-dra/cni-render';
 import { mergeDeviceAttributes, vfConfigFromOpaque } from '@sriov-dra/dra-driver';
 import { readShadowBinding } from '@sriov-dra/multus-live-read-proxy';
 import { buildPolicyDeviceAttributes } from '@sriov-dra/node-policy-operator';
@@ -43,6 +44,12 @@ const check: Record<FixtureKind, (fixture: Fixture) => Outcome> = {
       sourceNad: dra.value.sriovNetwork,
     });
     return mergeDeviceAttributes([generated]);
+  },
+  render: (f) => {
+    const input = f.input as { sourceNad: SourceNad; pciAddress: string };
+    const rendered = renderShadowConfig(input.sourceNad, input.pciAddress);
+    if (rendered.ok && expectsValid(f) && rendered.value.sha256 !== f.expect['sha256']) return { ok: false, error: { code: 'RenderedBytesDiffer' } };
+    return rendered;
   },
 };
 

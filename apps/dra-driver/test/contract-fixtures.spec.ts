@@ -1,5 +1,5 @@
 // Every shared contract fixture, read the way the driver reads it: VfConfig from an opaque claim config,
-// DeviceAttributes through the policy merge, policies as the policy controller loads them, identities as
+// DeviceAttributes through the policy merge, source templates through the shadow renderer, policies as the policy controller loads them, identities as
 // the planner computes them, and its own annotations as the repair worker reads them back.
 import { describe, expect, it } from '@jest/globals';
 import {
@@ -15,6 +15,7 @@ import {
   validateSriovResourcePolicy,
 } from '@sriov-dra/contract';
 import { type Fixture, type FixtureKind, expectedError, expectsValid, loadFixtures, rawInput } from '@sriov-dra/contract/fixtures';
+import { type SourceNad, renderShadowConfig } from '@sriov-dra/cni-render';
 import { vfConfigFromOpaque } from '../src/config/opaque-vf-config.ts';
 import { mergeDeviceAttributes } from '../src/policy/device-attribute-merge.ts';
 
@@ -48,6 +49,15 @@ const consumers: Record<FixtureKind, Consumer | { notConsumed: string }> = {
   },
   'generated-selection': (fixture) => validateGeneratedSelection(fixture.input),
   'node-policy-dra': { notConsumed: 'operator input; the driver sees only the DeviceAttributes generated from it' },
+  render: (fixture) => {
+    const input = fixture.input as { sourceNad: SourceNad; pciAddress: string };
+    const rendered = renderShadowConfig(input.sourceNad, input.pciAddress);
+    if (rendered.ok && expectsValid(fixture)) {
+      // These are the bytes the driver freezes in its checkpoint and writes into the shadow.
+      expect([rendered.value.bytes, rendered.value.sha256]).toEqual([fixture.expect['bytes'], fixture.expect['sha256']]);
+    }
+    return rendered;
+  },
 };
 
 describe('dra-driver reads the shared contract fixtures', () => {

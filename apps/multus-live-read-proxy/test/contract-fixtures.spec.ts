@@ -1,13 +1,14 @@
 // Every shared contract fixture, read the way the Multus guard reads it: the binding annotation from a
 // selected shadow NAD, the registry from the live Pod, generated selections from the networks list, and
 // identities only through the name a shadow must carry.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { type Result, annotations, ok, shadowNameFor, validateGeneratedSelection } from '@sriov-dra/contract';
 import { type Fixture, type FixtureKind, expectedError, expectsValid, loadFixtures, rawInput } from '@sriov-dra/contract/fixtures';
 import { readPodRegistry } from '../src/guard/pod-registry.ts';
 import { readShadowBinding } from '../src/guard/shadow-binding.ts';
 
-/** null: the fixture cannot reach Multus at all (an invalid tuple never becomes a shadow). */
+/** null: the fixture cannot reach Multus at all (an invalid tuple or template never becomes a shadow). */
 type Consumer = (fixture: Fixture) => Result<unknown> | null;
 
 function attachmentIDOf(raw: string): string {
@@ -50,6 +51,12 @@ const consumers: Record<FixtureKind, Consumer | { notConsumed: string }> = {
   'device-attributes': { notConsumed: 'driver policy input; Multus performs no allocation lookup' },
   'sriov-resource-policy': { notConsumed: 'driver policy input; Multus performs no allocation lookup' },
   'node-policy-dra': { notConsumed: 'operator input' },
+  render: (fixture) => {
+    // The guard hashes the exact spec.config bytes of a shadow and compares the binding's configSHA256.
+    if (!expectsValid(fixture)) return null;
+    expect(createHash('sha256').update(String(fixture.expect['bytes']), 'utf8').digest('hex')).toBe(fixture.expect['sha256']);
+    return ok(fixture.expect['bytes']);
+  },
 };
 
 describe('multus-live-read-proxy reads the shared contract fixtures', () => {
@@ -61,7 +68,7 @@ describe('multus-live-read-proxy reads the shared contract fixtures', () => {
     }
     const result = consumer(fixture);
     if (result === null) {
-      expect(fixture.kind).toBe('identity');
+      expect(['identity', 'render']).toContain(fixture.kind);
       return;
     }
     if (expectsValid(fixture)) expect(result.ok ? 'valid' : result.error.message).toBe('valid');

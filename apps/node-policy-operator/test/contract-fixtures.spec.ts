@@ -45,6 +45,7 @@ const consumers: Record<FixtureKind, Consumer | { notConsumed: string }> = {
   'generated-selection': { notConsumed: 'runtime metadata between the driver and Multus' },
   identity: { notConsumed: 'attachment identity exists only at prepare time' },
   'vf-config': { notConsumed: 'workload and DeviceClass configuration; the operator does not render it' },
+  render: { notConsumed: 'shadow rendering happens in the driver; the operator never sees a PCI address' },
 };
 
 describe('node-policy-operator reads the shared contract fixtures', () => {

@@ -1,3 +1,4 @@
-// Pure CNI logic (spec §6.5, §7, §9): renderShadowConfig, buildShadowNad, network selection parsing and
-// mergeManagedSelections, interface naming. Populated by the cni-render milestone.
-export {};
+export * from './cni-name.ts';
+export * from './pci-address.ts';
+export * from './shadow-config.ts';
+export * from './strict-json.ts';

@@ -18,6 +18,8 @@ export const FIXTURE_KINDS = [
   'device-attributes',
   'sriov-resource-policy',
   'node-policy-dra',
+  /** Source NAD + allocated PCI → exact shadow CNI bytes and SHA-256 (rendered by libs/cni-render). */
+  'render',
 ] as const;
 
 export type FixtureKind = (typeof FIXTURE_KINDS)[number];

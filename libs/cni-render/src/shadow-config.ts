@@ -79,7 +79,7 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
     for (const key of ['deviceID', 'pciBusID']) {
       const value = plugin.get(key);
       if (value !== undefined && value !== '') {
-        return fail('ConflictingDeviceID', `metaplugin ${String(plugin.get('type'))} (plugins[${(pluginIndex ?? 0) + index + 1}]) carries ${key}; only the sriov entry may name a device`, { object });
+        return fail('ConflictingDeviceID', `metaplugin plugins[${(pluginIndex ?? 0) + index + 1}] carries ${key}; only the sriov entry may name a device`, { object });
       }
     }
   }

@@ -71,7 +71,7 @@ class Parser {
 
   private parseValue(depth: number): JsonValue {
     if (depth > MAX_DEPTH) this.fail('too-deep', `nesting deeper than ${MAX_DEPTH}`);
-    const c = this.text[this.index];
+    const c = this.text.charAt(this.index);
     switch (c) {
       case '{':
         return this.parseObject(depth);
@@ -88,7 +88,7 @@ class Parser {
       default: {
         NUMBER.lastIndex = this.index;
         const match = NUMBER.exec(this.text);
-        if (match === null) this.fail('syntax', c === undefined ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`);
+        if (match === null) this.fail('syntax', c === '' ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`);
         this.index += match[0].length;
         return new JsonNumber(match[0]);
       }

@@ -77,7 +77,7 @@ const only = process.argv[2];
 for (const { project, file } of benchFiles()) {
   if (only !== undefined && project !== only) continue;
   const loaded = moduleSchema.parse(await import(pathToFileURL(file).href));
-  const context = (await loaded.setup?.()) as unknown;
+  const context: unknown = await loaded.setup?.();
   for (const benchmark of loaded.benchmarks) {
     if ('once' in benchmark) {
       const figures = z.record(z.string(), z.number()).parse(await (benchmark.once as (context: unknown) => Promise<unknown>)(context));

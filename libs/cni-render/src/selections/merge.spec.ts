@@ -1,0 +1,116 @@
+import { describe, expect, it } from '@jest/globals';
+import { annotations, parseRegistry } from '@sriov-dra/contract';
+import { CLAIM_A, CLAIM_B, POD, managed } from '../../test/managed.ts';
+import { type MergeInput, mergeManagedSelections } from './merge.ts';
+
+const vf0 = managed(CLAIM_A, '0000-03-00-1', 'dra0', 'rail-a-net');
+const vf1 = managed(CLAIM_A, '0000-83-00-1', 'dra1', 'rail-b-net');
+const vf2 = managed(CLAIM_B, '0000-03-00-2', 'dra2', 'rail-a-net');
+
+function merge(podAnnotations: Record<string, string> | undefined, desired: MergeInput['desired'], releasedClaims?: string[]) {
+  const result = mergeManagedSelections({ pod: { ...POD, annotations: podAnnotations }, desired, releasedClaims });
+  if (!result.ok) throw result.error;
+  return result.value;
+}
+
+function apply(base: Record<string, string>, result: { networks: string | null; registry: string | null }): Record<string, string> {
+  const out = { ...base };
+  delete out[annotations.networks];
+  delete out[annotations.managedNetworks];
+  if (result.networks !== null) out[annotations.networks] = result.networks;
+  if (result.registry !== null) out[annotations.managedNetworks] = result.registry;
+  return out;
+}
+
+describe('mergeManagedSelections', () => {
+  it('appends managed entries to a Pod without annotations and writes the registry in the same order', () => {
+    const result = merge(undefined, [vf0, vf1]);
+    expect(result.changed).toBe(true);
+    expect(JSON.parse(result.networks ?? '')).toEqual([
+      { name: vf0.entry.name, namespace: 'ai-workloads', interface: 'dra0' },
+      { name: vf1.entry.name, namespace: 'ai-workloads', interface: 'dra1' },
+    ]);
+    const registry = parseRegistry(result.registry ?? '');
+    expect(registry.ok && registry.value.entries.map((entry) => entry.interface)).toEqual(['dra0', 'dra1']);
+  });
+
+  it('keeps foreign entries, their unknown fields, options and order, and appends after them', () => {
+    const foreign = '[{"name":"storage","ips":["192.0.2.9/24"],"x-future":{"n":12345678901234567890}},{"namespace":"infra","name":"mgmt","interface":"mgmt0"}]';
+    const result = merge({ [annotations.networks]: foreign, other: 'kept' }, [vf0]);
+    expect(result.networks).toBe(`${foreign.slice(0, -1)},{"name":"${vf0.entry.name}","namespace":"ai-workloads","interface":"dra0"}]`);
+  });
+
+  it('converts comma notation to the equivalent objects when it must add entries', () => {
+    const result = merge({ [annotations.networks]: 'storage, infra/mgmt@mgmt0' }, [vf0]);
+    expect(JSON.parse(result.networks ?? '')).toEqual([
+      { name: 'storage' },
+      { name: 'mgmt', namespace: 'infra', interface: 'mgmt0' },
+      { name: vf0.entry.name, namespace: 'ai-workloads', interface: 'dra0' },
+    ]);
+  });
+
+  it('is idempotent: the same desired state changes nothing and returns the current text', () => {
+    const first = merge({ [annotations.networks]: '[ {"name":"storage"} ]' }, [vf0, vf1]);
+    const applied = apply({ [annotations.networks]: '[ {"name":"storage"} ]' }, first);
+    const second = merge(applied, [vf0, vf1]);
+    expect(second).toEqual({ changed: false, networks: applied[annotations.networks], registry: applied[annotations.managedNetworks] });
+  });
+
+  it('gives two VFs of one source template two entries', () => {
+    const twin = managed(CLAIM_A, '0000-03-00-3', 'dra1', 'rail-a-net');
+    const result = merge(undefined, [vf0, twin]);
+    expect((JSON.parse(result.networks ?? '') as unknown[]).length).toBe(2);
+  });
+
+  it('refuses a manual selection of a template the driver attaches, naming the entry', () => {
+    const outcome = mergeManagedSelections({ pod: { ...POD, annotations: { [annotations.networks]: 'rail-a-net@net1' } }, desired: [vf0] });
+    expect(outcome.ok ? 'merged' : outcome.error.code).toBe('ManualSelectionConflictsWithManagedTemplate');
+    if (!outcome.ok) expect(outcome.error.detail).toContain('ai-workloads/rail-a-net');
+  });
+
+  it('refuses an edited managed entry instead of adopting its options', () => {
+    const applied = apply({}, merge(undefined, [vf0]));
+    const edited = (applied[annotations.networks] ?? '').replace('"interface":"dra0"', '"interface":"dra0","mac":"02:00:00:00:00:01"');
+    const outcome = mergeManagedSelections({ pod: { ...POD, annotations: { ...applied, [annotations.networks]: edited } }, desired: [vf0] });
+    expect(outcome.ok ? 'merged' : outcome.error.code).toBe('ManagedSelectionConflict');
+  });
+
+  it('refuses a generated shadow name that the registry does not vouch for', () => {
+    const outcome = mergeManagedSelections({
+      pod: { ...POD, annotations: { [annotations.networks]: `[{"name":"${vf0.entry.name}","namespace":"ai-workloads","interface":"dra0"}]` } },
+      desired: [vf0],
+    });
+    expect(outcome.ok ? 'merged' : outcome.error.code).toBe('ManagedSelectionConflict');
+  });
+
+  it('releases one claim: only its owned entries go, manual entries and other claims stay', () => {
+    const base = { [annotations.networks]: '[{"name":"storage"}]' };
+    const applied = apply(base, merge(base, [vf0, vf1, vf2]));
+    const released = merge(applied, [vf2], [CLAIM_A]);
+    expect(JSON.parse(released.networks ?? '')).toEqual([{ name: 'storage' }, { name: vf2.entry.name, namespace: 'ai-workloads', interface: 'dra2' }]);
+    const registry = parseRegistry(released.registry ?? '');
+    expect(registry.ok && registry.value.entries.map((entry) => entry.claimUID)).toEqual([CLAIM_B]);
+    const last = merge(apply(applied, released), [], [CLAIM_B]);
+    expect(last).toEqual({ changed: true, networks: '[{"name":"storage"}]', registry: null });
+  });
+
+  it('records a repaired shadow UID without moving the entry', () => {
+    const applied = apply({}, merge(undefined, [vf0, vf1]));
+    const repaired = { ...vf0, entry: { ...vf0.entry, uid: '0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9' } };
+    const result = merge(applied, [repaired, vf1]);
+    expect(result.networks).toBe(applied[annotations.networks]);
+    const registry = parseRegistry(result.registry ?? '');
+    expect(registry.ok && registry.value.entries[0]?.uid).toBe('0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9');
+  });
+
+  it.each([
+    ['a malformed networks annotation', { [annotations.networks]: '[{"name":' }, 'MalformedNetworkSelections'],
+    ['an unknown registry version', { [annotations.managedNetworks]: `{"version":2,"podUID":"${POD.uid}","entries":[]}` }, 'UnsupportedRegistryVersion'],
+    ['a registry copied from another Pod', { [annotations.managedNetworks]: '{"version":1,"podUID":"99999999-2222-3333-4444-555555555555","entries":[]}' }, 'InvalidManagedNetworksRegistry'],
+    ['a foreign entry on the same interface', { [annotations.networks]: '[{"name":"storage","interface":"dra0"}]' }, 'DuplicateInterfaceName'],
+    ['annotations over 256 KiB', { big: 'x'.repeat(256 * 1024) }, 'AnnotationTooLarge'],
+  ])('fails on %s and publishes nothing', (_case, podAnnotations, code) => {
+    const outcome = mergeManagedSelections({ pod: { ...POD, annotations: podAnnotations }, desired: [vf0] });
+    expect(outcome.ok ? 'merged' : outcome.error.code).toBe(code);
+  });
+});

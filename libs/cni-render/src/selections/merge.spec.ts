@@ -14,9 +14,7 @@ function merge(podAnnotations: Record<string, string> | undefined, desired: Merg
 }
 
 function apply(base: Record<string, string>, result: { networks: string | null; registry: string | null }): Record<string, string> {
-  const out = { ...base };
-  delete out[annotations.networks];
-  delete out[annotations.managedNetworks];
+  const out = Object.fromEntries(Object.entries(base).filter(([key]) => key !== annotations.networks && key !== annotations.managedNetworks));
   if (result.networks !== null) out[annotations.networks] = result.networks;
   if (result.registry !== null) out[annotations.managedNetworks] = result.registry;
   return out;

@@ -58,9 +58,9 @@ function isExactlyGenerated(selection: NetworkSelection, entry: RegistryEntry): 
   return raw.size === 3 && raw.get('name') === entry.name && raw.get('namespace') === entry.namespace && raw.get('interface') === entry.interface;
 }
 
-function annotationBytes(values: Readonly<Record<string, string>>): number {
+function annotationBytes(values: ReadonlyMap<string, string>): number {
   let total = 0;
-  for (const [key, value] of Object.entries(values)) total += Buffer.byteLength(key) + Buffer.byteLength(value);
+  for (const [key, value] of values) total += Buffer.byteLength(key) + Buffer.byteLength(value);
   return total;
 }
 
@@ -159,10 +159,10 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
 
   const finalNetworks = sameNetworks ? (currentNetworks ?? null) : networks;
   const finalRegistry = sameRegistry ? (currentRegistry ?? null) : registryValue;
-  const after: Record<string, string> = { ...current };
+  const after = new Map(Object.entries(current));
   for (const [key, value] of [[annotations.networks, finalNetworks], [annotations.managedNetworks, finalRegistry]] as const) {
-    if (value === null) delete after[key];
-    else after[key] = value;
+    if (value === null) after.delete(key);
+    else after.set(key, value);
   }
   const size = annotationBytes(after);
   if (size > TOTAL_ANNOTATION_SIZE_LIMIT) {

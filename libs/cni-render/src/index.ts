@@ -6,3 +6,4 @@ export * from './shadow-nad.ts';
 export * from './selections/parse.ts';
 export * from './selections/serialize.ts';
 export * from './selections/merge.ts';
+export * from './interface-names.ts';

@@ -1,0 +1,61 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { type AllocatedDevice, assignInterfaceNames } from './interface-names.ts';
+
+const dev = (claimAlias: string, request: string, device: string, extra: Partial<AllocatedDevice> = {}): AllocatedDevice => ({
+  claimAlias,
+  claimUID: `uid-${claimAlias}`,
+  request,
+  pool: 'worker-a',
+  device,
+  requestDeviceCount: 1,
+  ...extra,
+});
+
+function names(devices: AllocatedDevice[]): string[] {
+  const result = assignInterfaceNames(devices);
+  if (!result.ok) throw result.error;
+  return result.value.map((assigned) => `${assigned.device}=${assigned.interface}`);
+}
+
+function code(devices: AllocatedDevice[]): string {
+  const result = assignInterfaceNames(devices);
+  return result.ok ? 'ok' : result.error.code;
+}
+
+describe('assignInterfaceNames', () => {
+  it('orders by claim alias, request, pool and device', () => {
+    expect(names([dev('pairs', 'nic-1', 'vf-b'), dev('pairs', 'nic-0', 'vf-c'), dev('extra', 'nic', 'vf-a')])).toEqual(['vf-a=dra0', 'vf-c=dra1', 'vf-b=dra2']);
+  });
+
+  it('does not depend on input order', () => {
+    const devices = [dev('a', 'r0', 'd3'), dev('a', 'r1', 'd1'), dev('b', 'r0', 'd2'), dev('c', 'r', 'd0')];
+    fc.assert(
+      fc.property(fc.shuffledSubarray(devices, { minLength: devices.length }), (shuffled) => {
+        expect(names(shuffled)).toEqual(names(devices));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('collapses one device seen through several requests or aliases, keeping the first', () => {
+    expect(names([dev('b', 'r', 'd0'), dev('a', 'r', 'd0', { claimUID: 'uid-b' }), dev('a', 'q', 'd1', { claimUID: 'uid-a' })])).toEqual(['d1=dra0', 'd0=dra1']);
+  });
+
+  it('uses valid explicit names', () => {
+    expect(names([dev('a', 'r0', 'd0', { explicitName: 'rail0' }), dev('a', 'r1', 'd1')])).toEqual(['d0=rail0', 'd1=dra1']);
+  });
+
+  it.each([
+    ['an explicit name on a count-2 request', [dev('a', 'r', 'd0', { explicitName: 'net1', requestDeviceCount: 2 })], 'AmbiguousInterfaceName'],
+    ['a repeated explicit name', [dev('a', 'r0', 'd0', { explicitName: 'net1' }), dev('a', 'r1', 'd1', { explicitName: 'net1' })], 'DuplicateInterfaceName'],
+    ['an explicit name colliding with a default one', [dev('a', 'r0', 'd0', { explicitName: 'dra1' }), dev('a', 'r1', 'd1')], 'DuplicateInterfaceName'],
+    ['the primary interface', [dev('a', 'r', 'd0', { explicitName: 'eth0' })], 'InvalidInterfaceName'],
+    ['a 16-byte name', [dev('a', 'r', 'd0', { explicitName: 'a'.repeat(16) })], 'InvalidInterfaceName'],
+    ['a name with a slash', [dev('a', 'r', 'd0', { explicitName: 'a/b' })], 'InvalidInterfaceName'],
+    ['one device in two claims', [dev('a', 'r', 'd0'), dev('b', 'r', 'd0')], 'ConflictingDeviceRequirements'],
+    ['one device asked for two names', [dev('a', 'r0', 'd0', { explicitName: 'x' }), dev('a', 'r1', 'd0', { explicitName: 'y' })], 'ConflictingDeviceRequirements'],
+  ])('rejects %s', (_case, devices, expected) => {
+    expect(code(devices)).toBe(expected);
+  });
+});

@@ -1,0 +1,72 @@
+import { type ObjectRef, type Result, fail, isInterfaceName, ok } from '@sriov-dra/contract';
+
+/** One device this driver allocated to the Pod, as seen through one claim alias and request. */
+export interface AllocatedDevice {
+  /** The Pod's name for the claim (pod.spec.resourceClaims[].name). */
+  readonly claimAlias: string;
+  readonly claimUID: string;
+  /** Request name, or "request/subrequest". */
+  readonly request: string;
+  readonly pool: string;
+  readonly device: string;
+  /** VfConfig.ifName that applies to this request, if any. */
+  readonly explicitName?: string;
+  /** How many devices the request allocated; an explicit name can name only one. */
+  readonly requestDeviceCount: number;
+}
+
+export interface AssignedInterface {
+  readonly claimUID: string;
+  readonly pool: string;
+  readonly device: string;
+  readonly interface: string;
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Deterministic interface names (§6.5): physical duplicates collapse first (one device seen through
+ * several requests or aliases), then devices are ordered by claim alias, request, pool and device, and
+ * the n-th gets `dra<n>` unless it has a valid explicit name. The order depends on allocations only —
+ * never on RPC order or map iteration — so the names are the same on every retry and restart.
+ */
+export function assignInterfaceNames(devices: readonly AllocatedDevice[], options: { primaryInterface?: string; object?: ObjectRef } = {}): Result<AssignedInterface[]> {
+  const { object } = options;
+  const primary = options.primaryInterface ?? 'eth0';
+  const byDevice = new Map<string, AllocatedDevice>();
+  for (const candidate of devices) {
+    if (candidate.explicitName !== undefined && candidate.requestDeviceCount > 1) {
+      return fail('AmbiguousInterfaceName', `request ${candidate.request} of claim ${candidate.claimAlias} allocates ${candidate.requestDeviceCount} devices but names one interface ${JSON.stringify(candidate.explicitName)}`, { object });
+    }
+    const key = `${candidate.pool}/${candidate.device}`;
+    const seen = byDevice.get(key);
+    if (seen === undefined) {
+      byDevice.set(key, candidate);
+      continue;
+    }
+    if (seen.claimUID !== candidate.claimUID) {
+      return fail('ConflictingDeviceRequirements', `device ${key} is allocated by two claims (${seen.claimAlias}, ${candidate.claimAlias})`, { object });
+    }
+    if (seen.explicitName !== candidate.explicitName) {
+      return fail('ConflictingDeviceRequirements', `requests ${seen.request} and ${candidate.request} ask device ${key} for different interface names`, { object });
+    }
+    const first = compare(candidate.claimAlias, seen.claimAlias) || compare(candidate.request, seen.request);
+    if (first < 0) byDevice.set(key, candidate);
+  }
+  const ordered = [...byDevice.values()].sort(
+    (a, b) => compare(a.claimAlias, b.claimAlias) || compare(a.request, b.request) || compare(a.pool, b.pool) || compare(a.device, b.device),
+  );
+  const used = new Map<string, string>();
+  const assigned: AssignedInterface[] = [];
+  for (const [index, device] of ordered.entries()) {
+    const name = device.explicitName ?? `dra${index}`;
+    const key = `${device.pool}/${device.device}`;
+    if (!isInterfaceName(name)) return fail('InvalidInterfaceName', `${JSON.stringify(name)} for device ${key} is not a Linux interface name`, { object });
+    if (name === primary) return fail('InvalidInterfaceName', `${name} for device ${key} is the primary interface`, { object });
+    const other = used.get(name);
+    if (other !== undefined) return fail('DuplicateInterfaceName', `devices ${other} and ${key} both get interface ${name}`, { object });
+    used.set(name, key);
+    assigned.push({ claimUID: device.claimUID, pool: device.pool, device: device.device, interface: name });
+  }
+  return ok(assigned);
+}

@@ -3,6 +3,8 @@
 export default function assertNodeVersion() {
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 24) {
-    throw new Error(`Node.js ${process.versions.node} is running the tests; run them through npm (npm test / npx nx …) so the pinned Node.js 24 from node_modules/.bin is used.`);
+    throw new Error(
+      `Node.js ${process.versions.node} is running the tests; run them through npm (npm test / npx nx …) so the pinned Node.js 24 from node_modules/.bin is used.`,
+    );
   }
 }

@@ -91,7 +91,9 @@ for (const { project, file } of benchFiles()) {
       project,
       name: benchmark.name,
       ...own,
-      ...(baseline === undefined ? {} : { baseline: { name: benchmark.baseline?.name ?? '', medianMs: baseline.medianMs, ratio: own.medianMs / baseline.medianMs } }),
+      ...(baseline === undefined
+        ? {}
+        : { baseline: { name: benchmark.baseline?.name ?? '', medianMs: baseline.medianMs, ratio: own.medianMs / baseline.medianMs } }),
       ...(benchmark.targetMedianMs === undefined ? {} : { targetMedianMs: benchmark.targetMedianMs, met: own.medianMs < benchmark.targetMedianMs }),
     });
   }
@@ -105,7 +107,11 @@ for (const m of measurements) {
   console.log(`${m.project}: ${m.name}: median ${µs(m.medianMs)}, p99 ${µs(m.p99Ms)}, ${m.samples} samples${baseline}${target}`);
 }
 for (const r of reports) {
-  console.log(`${r.project}: ${r.name}: ${Object.entries(r.figures).map(([key, value]) => `${key} ${Number.isInteger(value) ? value : value.toFixed(2)}`).join(', ')}`);
+  console.log(
+    `${r.project}: ${r.name}: ${Object.entries(r.figures)
+      .map(([key, value]) => `${key} ${Number.isInteger(value) ? value : value.toFixed(2)}`)
+      .join(', ')}`,
+  );
 }
 mkdirSync(join(root, 'bench-results'), { recursive: true });
 const report = { node: process.version, cpus: (await import('node:os')).cpus().length, at: new Date().toISOString(), measurements, reports };

@@ -27,10 +27,14 @@ describe('module boundaries', () => {
   it.each([
     ['a lib importing an app', 'libs/contract/src/boundary-probe.ts', "import '@sriov-dra/dra-driver';\n"],
     ['an app importing another app', 'apps/dra-driver/src/boundary-probe.ts', "import '@sriov-dra/multus-live-read-proxy';\n"],
-  ])('rejects %s', async (_case, file, source) => {
-    const errors = await boundaryErrors(file, source);
-    expect(errors).toEqual([expect.stringContaining('')]);
-  }, 60_000);
+  ])(
+    'rejects %s',
+    async (_case, file, source) => {
+      const errors = await boundaryErrors(file, source);
+      expect(errors).toEqual([expect.stringContaining('')]);
+    },
+    60_000,
+  );
 
   it('accepts an app importing a shared lib', async () => {
     expect(await boundaryErrors('apps/dra-driver/src/boundary-probe.ts', "import '@sriov-dra/contract';\n")).toEqual([]);

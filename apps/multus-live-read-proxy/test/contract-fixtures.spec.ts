@@ -38,7 +38,9 @@ const consumers: Record<FixtureKind, Consumer | { notConsumed: string }> = {
   },
   'managed-networks-registry': (fixture) => {
     const raw = rawInput(fixture);
-    return readPodRegistry({ metadata: { name: 'consumer', namespace: 'ai-workloads', uid: podUIDOf(raw), annotations: { [annotations.managedNetworks]: raw } } });
+    return readPodRegistry({
+      metadata: { name: 'consumer', namespace: 'ai-workloads', uid: podUIDOf(raw), annotations: { [annotations.managedNetworks]: raw } },
+    });
   },
   'generated-selection': (fixture) => validateGeneratedSelection(fixture.input),
   identity: (fixture) => {

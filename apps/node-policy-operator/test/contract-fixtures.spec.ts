@@ -2,14 +2,7 @@
 // validation and into a generated DeviceAttributes that the driver-side contract must accept; existing
 // DeviceAttributes and SriovResourcePolicy objects as the reconciler reads them back to compare.
 import { describe, expect, it } from '@jest/globals';
-import {
-  type Result,
-  type SriovNetworkReference,
-  ok,
-  validateDeviceAttributes,
-  validateNodePolicyDra,
-  validateSriovResourcePolicy,
-} from '@sriov-dra/contract';
+import { type Result, type SriovNetworkReference, ok, validateDeviceAttributes, validateNodePolicyDra, validateSriovResourcePolicy } from '@sriov-dra/contract';
 import { type Fixture, type FixtureKind, expectedError, expectsValid, loadFixtures } from '@sriov-dra/contract/fixtures';
 import { buildPolicyDeviceAttributes } from '../src/dra/policy-device-attributes.ts';
 

@@ -39,7 +39,10 @@ describe('assignInterfaceNames', () => {
   });
 
   it('collapses one device seen through several requests or aliases, keeping the first', () => {
-    expect(names([dev('b', 'r', 'd0'), dev('a', 'r', 'd0', { claimUID: 'uid-b' }), dev('a', 'q', 'd1', { claimUID: 'uid-a' })])).toEqual(['d1=dra0', 'd0=dra1']);
+    expect(names([dev('b', 'r', 'd0'), dev('a', 'r', 'd0', { claimUID: 'uid-b' }), dev('a', 'q', 'd1', { claimUID: 'uid-a' })])).toEqual([
+      'd1=dra0',
+      'd0=dra1',
+    ]);
   });
 
   it('uses valid explicit names', () => {
@@ -54,7 +57,11 @@ describe('assignInterfaceNames', () => {
     ['a 16-byte name', [dev('a', 'r', 'd0', { explicitName: 'a'.repeat(16) })], 'InvalidInterfaceName'],
     ['a name with a slash', [dev('a', 'r', 'd0', { explicitName: 'a/b' })], 'InvalidInterfaceName'],
     ['one device in two claims', [dev('a', 'r', 'd0'), dev('b', 'r', 'd0')], 'ConflictingDeviceRequirements'],
-    ['one device asked for two names', [dev('a', 'r0', 'd0', { explicitName: 'x' }), dev('a', 'r1', 'd0', { explicitName: 'y' })], 'ConflictingDeviceRequirements'],
+    [
+      'one device asked for two names',
+      [dev('a', 'r0', 'd0', { explicitName: 'x' }), dev('a', 'r1', 'd0', { explicitName: 'y' })],
+      'ConflictingDeviceRequirements',
+    ],
   ])('rejects %s', (_case, devices, expected) => {
     expect(code(devices)).toBe(expected);
   });

@@ -30,13 +30,20 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * the n-th gets `dra<n>` unless it has a valid explicit name. The order depends on allocations only —
  * never on RPC order or map iteration — so the names are the same on every retry and restart.
  */
-export function assignInterfaceNames(devices: readonly AllocatedDevice[], options: { primaryInterface?: string; object?: ObjectRef } = {}): Result<AssignedInterface[]> {
+export function assignInterfaceNames(
+  devices: readonly AllocatedDevice[],
+  options: { primaryInterface?: string; object?: ObjectRef } = {},
+): Result<AssignedInterface[]> {
   const { object } = options;
   const primary = options.primaryInterface ?? 'eth0';
   const byDevice = new Map<string, AllocatedDevice>();
   for (const candidate of devices) {
     if (candidate.explicitName !== undefined && candidate.requestDeviceCount > 1) {
-      return fail('AmbiguousInterfaceName', `request ${candidate.request} of claim ${candidate.claimAlias} allocates ${candidate.requestDeviceCount} devices but names one interface ${JSON.stringify(candidate.explicitName)}`, { object });
+      return fail(
+        'AmbiguousInterfaceName',
+        `request ${candidate.request} of claim ${candidate.claimAlias} allocates ${candidate.requestDeviceCount} devices but names one interface ${JSON.stringify(candidate.explicitName)}`,
+        { object },
+      );
     }
     const key = `${candidate.pool}/${candidate.device}`;
     const seen = byDevice.get(key);
@@ -48,7 +55,9 @@ export function assignInterfaceNames(devices: readonly AllocatedDevice[], option
       return fail('ConflictingDeviceRequirements', `device ${key} is allocated by two claims (${seen.claimAlias}, ${candidate.claimAlias})`, { object });
     }
     if (seen.explicitName !== candidate.explicitName) {
-      return fail('ConflictingDeviceRequirements', `requests ${seen.request} and ${candidate.request} ask device ${key} for different interface names`, { object });
+      return fail('ConflictingDeviceRequirements', `requests ${seen.request} and ${candidate.request} ask device ${key} for different interface names`, {
+        object,
+      });
     }
     const first = compare(candidate.claimAlias, seen.claimAlias) || compare(candidate.request, seen.request);
     if (first < 0) byDevice.set(key, candidate);

@@ -60,7 +60,8 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
 
   const version = root.get('cniVersion');
   if (typeof version !== 'string') return fail('MalformedCniConfig', `cniVersion must be a string, found ${describe(version)}`, { object });
-  if (!SUPPORTED_CNI_VERSIONS.includes(version)) return fail('UnsupportedCniVersion', `cniVersion ${JSON.stringify(version)} is not one of ${SUPPORTED_CNI_VERSIONS.join(', ')}`, { object });
+  if (!SUPPORTED_CNI_VERSIONS.includes(version))
+    return fail('UnsupportedCniVersion', `cniVersion ${JSON.stringify(version)} is not one of ${SUPPORTED_CNI_VERSIONS.join(', ')}`, { object });
 
   const name = root.get('name');
   if (name !== undefined && typeof name !== 'string') return fail('MalformedCniConfig', `name must be a string, found ${describe(name)}`, { object });
@@ -79,7 +80,9 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
     for (const key of ['deviceID', 'pciBusID']) {
       const value = plugin.get(key);
       if (value !== undefined && value !== '') {
-        return fail('ConflictingDeviceID', `metaplugin plugins[${(pluginIndex ?? 0) + index + 1}] carries ${key}; only the sriov entry may name a device`, { object });
+        return fail('ConflictingDeviceID', `metaplugin plugins[${(pluginIndex ?? 0) + index + 1}] carries ${key}; only the sriov entry may name a device`, {
+          object,
+        });
       }
     }
   }
@@ -131,7 +134,8 @@ function locateSriovPlugin(root: JsonObject, object: ObjectRef): Result<LocatedS
     if (type !== 'sriov') return fail('UnsupportedCniTopology', `the single plugin is ${JSON.stringify(type)}, not sriov`, { object });
     return ok({ sriov: root, pluginIndex: null, metaplugins: [] });
   }
-  if (!Array.isArray(plugins) || plugins.length === 0) return fail('MalformedCniConfig', `a configuration without a root type needs a nonempty plugins list, found ${describe(plugins)}`, { object });
+  if (!Array.isArray(plugins) || plugins.length === 0)
+    return fail('MalformedCniConfig', `a configuration without a root type needs a nonempty plugins list, found ${describe(plugins)}`, { object });
   const entries: JsonObject[] = [];
   for (const [index, plugin] of plugins.entries()) {
     if (!isJsonObject(plugin)) return fail('MalformedCniConfig', `plugins[${index}] must be an object, found ${describe(plugin)}`, { object });
@@ -142,11 +146,16 @@ function locateSriovPlugin(root: JsonObject, object: ObjectRef): Result<LocatedS
   const sriovCount = entries.filter((plugin) => plugin.get('type') === 'sriov').length;
   if (sriovCount !== 1) return fail('UnsupportedCniTopology', `a conflist needs exactly one sriov plugin, found ${sriovCount}`, { object });
   const [first, ...rest] = entries as [JsonObject, ...JsonObject[]];
-  if (first.get('type') !== 'sriov') return fail('UnsupportedCniTopology', `the sriov plugin must be the first entry, found ${JSON.stringify(first.get('type'))} first`, { object });
+  if (first.get('type') !== 'sriov')
+    return fail('UnsupportedCniTopology', `the sriov plugin must be the first entry, found ${JSON.stringify(first.get('type'))} first`, { object });
   for (const [index, plugin] of rest.entries()) {
     const pluginType = plugin.get('type') as string;
     if (!METAPLUGIN_ALLOWLIST.includes(pluginType)) {
-      return fail('UnsupportedCniTopology', `plugins[${index + 1}] is ${JSON.stringify(pluginType)}; only ${METAPLUGIN_ALLOWLIST.join(', ')} may follow sriov`, { object });
+      return fail(
+        'UnsupportedCniTopology',
+        `plugins[${index + 1}] is ${JSON.stringify(pluginType)}; only ${METAPLUGIN_ALLOWLIST.join(', ')} may follow sriov`,
+        { object },
+      );
     }
   }
   return ok({ sriov: first, pluginIndex: 0, metaplugins: rest });

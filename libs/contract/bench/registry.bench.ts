@@ -3,7 +3,12 @@ import type { RegistryV1 } from '../src/index.ts';
 
 // A Pod with 64 managed VFs: four claims of sixteen devices each.
 const podUID = '11111111-2222-3333-4444-555555555555';
-const claims = ['a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607', 'b3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607', 'c3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607', 'd3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607'];
+const claims = [
+  'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607',
+  'b3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607',
+  'c3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607',
+  'd3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607',
+];
 const entries = Array.from({ length: 64 }, (_unused, index) => {
   const claimUID = claims[index % 4] ?? '';
   const identity = buildBindingIdentity({

@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import { type ObjectRef, type Result, fail, ok } from './errors.ts';
-import {
-  hex64Schema,
-  interfaceNameSchema,
-  namespaceSchema,
-  objectNameSchema,
-  pciAddressSchema,
-  resourceVersionSchema,
-  uuidSchema,
-} from './format-schemas.ts';
+import { hex64Schema, interfaceNameSchema, namespaceSchema, objectNameSchema, pciAddressSchema, resourceVersionSchema, uuidSchema } from './format-schemas.ts';
 import { checkVersion, parseJsonObject } from './json-document.ts';
 import { describeFirstIssue } from './schema-issues.ts';
 

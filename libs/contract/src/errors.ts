@@ -15,7 +15,8 @@ const catalog = {
   // Contract documents (§6.4, §9).
   InvalidBindingAnnotation: {
     summary: 'the shadow binding annotation is malformed',
-    remedy: 'the annotation is written only by the driver; restore it from the driver checkpoint by recreating the workload, and stop other writers from editing it',
+    remedy:
+      'the annotation is written only by the driver; restore it from the driver checkpoint by recreating the workload, and stop other writers from editing it',
   },
   UnsupportedBindingVersion: {
     summary: 'the shadow binding annotation has a version this build does not understand',
@@ -60,7 +61,8 @@ const catalog = {
   },
   InvalidNetAttachDefReference: {
     summary: 'the per-device NAD reference attributes are malformed',
-    remedy: 'set netAttachDefName to a nonempty NAD name (at most 64 characters) and netAttachDefNamespace to a namespace or leave it empty for the Pod namespace; a namespace alone is not a reference',
+    remedy:
+      'set netAttachDefName to a nonempty NAD name (at most 64 characters) and netAttachDefNamespace to a namespace or leave it empty for the Pod namespace; a namespace alone is not a reference',
   },
   ConflictingNetAttachDefReference: {
     summary: 'two sources name different NAD templates for the same device',

@@ -33,7 +33,11 @@ describe('contract fixtures', () => {
     expect(loadFixtures('render').length).toBeGreaterThanOrEqual(30);
     for (const kind of FIXTURE_KINDS) {
       const ofKind = loadFixtures(kind);
-      expect({ kind, valid: ofKind.some(expectsValid), invalid: ofKind.some((fixture) => !expectsValid(fixture)) }).toEqual({ kind, valid: true, invalid: true });
+      expect({ kind, valid: ofKind.some(expectsValid), invalid: ofKind.some((fixture) => !expectsValid(fixture)) }).toEqual({
+        kind,
+        valid: true,
+        invalid: true,
+      });
     }
   });
 

@@ -1,13 +1,5 @@
 import { z } from 'zod';
-import {
-  isDns1123Label,
-  isDns1123Subdomain,
-  isHex64,
-  isInterfaceName,
-  isPciAddress,
-  isShadowName,
-  isUUID,
-} from './formats.ts';
+import { isDns1123Label, isDns1123Subdomain, isHex64, isInterfaceName, isPciAddress, isShadowName, isUUID } from './formats.ts';
 
 /** zod views of the contract formats, with messages that name the expected form. */
 export const uuidSchema = z.string().refine(isUUID, 'must be a lowercase UUID');

@@ -31,9 +31,7 @@ describe('buildBindingIdentity', () => {
   });
 
   it('changes whenever any field changes', () => {
-    const change = fc
-      .tuple(identityTupleArbitrary, identityTupleArbitrary, fc.constantFrom(...fields))
-      .filter(([a, b, field]) => a[field] !== b[field]);
+    const change = fc.tuple(identityTupleArbitrary, identityTupleArbitrary, fc.constantFrom(...fields)).filter(([a, b, field]) => a[field] !== b[field]);
     fc.assert(
       fc.property(change, ([tuple, other, field]) => {
         expect(attachmentID({ ...tuple, [field]: other[field] })).not.toBe(attachmentID(tuple));

@@ -22,10 +22,7 @@ function stringMember(value: DeviceAttributeValue | undefined): string | undefin
  * neither key is present (ordinary custom metadata; the VfConfig fallback stays available). A malformed
  * pair is an error, never a silent fallback.
  */
-export function nadReferenceFromAttributes(
-  attributes: Readonly<Record<string, DeviceAttributeValue>>,
-  object?: ObjectRef,
-): Result<NadReference | null> {
+export function nadReferenceFromAttributes(attributes: Readonly<Record<string, DeviceAttributeValue>>, object?: ObjectRef): Result<NadReference | null> {
   const nameValue = attributes[attributeKeys.netAttachDefName];
   const namespaceValue = attributes[attributeKeys.netAttachDefNamespace];
   if (nameValue === undefined && namespaceValue === undefined) return ok(null);
@@ -36,7 +33,11 @@ export function nadReferenceFromAttributes(
   if (name === undefined) return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefName} must be a string attribute`, { object });
   if (name === '') return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefName} is empty`, { object });
   if (name.length > draLimits.stringValueMaxLength || !isDns1123Subdomain(name)) {
-    return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefName} ${JSON.stringify(name)} is not a NAD name of at most ${draLimits.stringValueMaxLength} characters`, { object });
+    return fail(
+      'InvalidNetAttachDefReference',
+      `${attributeKeys.netAttachDefName} ${JSON.stringify(name)} is not a NAD name of at most ${draLimits.stringValueMaxLength} characters`,
+      { object },
+    );
   }
   if (namespaceValue === undefined) return ok({ name, namespace: null });
   const namespace = stringMember(namespaceValue);

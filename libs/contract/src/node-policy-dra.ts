@@ -49,7 +49,11 @@ function referenceFrom(attributes: Record<string, DraScalarValue>, object?: Obje
   }
   // The name travels on as the netAttachDefName string attribute, hence the 64-character bound.
   if (name.string.length > draLimits.stringValueMaxLength || !isDns1123Subdomain(name.string)) {
-    return fail('InvalidSriovNetworkReference', `SriovNetwork name ${JSON.stringify(name.string)} is not an object name of at most ${draLimits.stringValueMaxLength} characters`, { object });
+    return fail(
+      'InvalidSriovNetworkReference',
+      `SriovNetwork name ${JSON.stringify(name.string)} is not an object name of at most ${draLimits.stringValueMaxLength} characters`,
+      { object },
+    );
   }
   if (!isDns1123Label(namespace.string)) {
     return fail('InvalidSriovNetworkReference', `SriovNetwork namespace ${JSON.stringify(namespace.string)} is not a namespace name`, { object });

@@ -51,7 +51,11 @@ function checkEntries(registry: RegistryV1, object?: ObjectRef): Result<Registry
     interfaces.add(entry.interface);
     // Shadows always live in the Pod's namespace, so one registry spans exactly one namespace.
     if (entry.namespace !== namespace) {
-      return fail('InvalidManagedNetworksRegistry', `${at}: namespace ${entry.namespace} differs from ${String(namespace)}; shadows live in the Pod namespace`, { object });
+      return fail(
+        'InvalidManagedNetworksRegistry',
+        `${at}: namespace ${entry.namespace} differs from ${String(namespace)}; shadows live in the Pod namespace`,
+        { object },
+      );
     }
   }
   return ok(registry);
@@ -61,13 +65,7 @@ export function validateRegistry(document: unknown, object?: ObjectRef): Result<
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     return fail('InvalidManagedNetworksRegistry', 'must be a JSON object', { object });
   }
-  const version = checkVersion(
-    document as Record<string, unknown>,
-    REGISTRY_VERSION,
-    'InvalidManagedNetworksRegistry',
-    'UnsupportedRegistryVersion',
-    object,
-  );
+  const version = checkVersion(document as Record<string, unknown>, REGISTRY_VERSION, 'InvalidManagedNetworksRegistry', 'UnsupportedRegistryVersion', object);
   if (!version.ok) return version;
   const parsed = registryV1Schema.safeParse(document);
   if (!parsed.success) return fail('InvalidManagedNetworksRegistry', describeFirstIssue(parsed.error), { object });

@@ -7,7 +7,9 @@ import { describeFirstIssue } from './schema-issues.ts';
 export const VF_CONFIG_KIND = 'VfConfig';
 
 /** "" keeps the current binding, "default" restores the kernel driver, anything else is a driver name. */
-const kernelDriverSchema = z.string().refine((value) => value === '' || /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(value), 'must be "", "default" or a kernel driver name such as vfio-pci');
+const kernelDriverSchema = z
+  .string()
+  .refine((value) => value === '' || /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(value), 'must be "", "default" or a kernel driver name such as vfio-pci');
 
 // The upstream API uses plain Go strings, so "" is the same as an omitted field.
 const optional = (check: (value: string) => boolean, message: string) =>

@@ -38,7 +38,9 @@ export const benchmarks = [
       const samples: number[] = [];
       for (let i = 0; i < 500; i += 1) {
         const started = performance.now();
-        await patchGuarded<KubeObject>(client, resourceTypes.pod, at, (live) => annotationChanges(live.metadata.annotations, { 'bench.example/round': String(i) }));
+        await patchGuarded<KubeObject>(client, resourceTypes.pod, at, (live) =>
+          annotationChanges(live.metadata.annotations, { 'bench.example/round': String(i) }),
+        );
         samples.push(performance.now() - started);
       }
       samples.sort((a, b) => a - b);
@@ -82,7 +84,12 @@ export const benchmarks = [
             const name = `nad-${next++}`;
             await client.create(
               resourceTypes.networkAttachmentDefinition,
-              { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name }, spec: { config: '{"cniVersion":"1.0.0","type":"sriov"}' } },
+              {
+                apiVersion: 'k8s.cni.cncf.io/v1',
+                kind: 'NetworkAttachmentDefinition',
+                metadata: { name },
+                spec: { config: '{"cniVersion":"1.0.0","type":"sriov"}' },
+              },
               { namespace: 'bench' },
             );
             createdAt.set(name, performance.now());

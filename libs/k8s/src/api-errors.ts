@@ -46,7 +46,9 @@ export class KubeApiError extends Error {
 
   constructor(kind: ApiErrorKind, status: number, request: ApiRequestInfo, apiStatus?: ApiStatus, options: { cause?: unknown; outcomeUnknown?: boolean } = {}) {
     const detail = apiStatus?.message ?? (options.cause instanceof Error ? options.cause.message : '');
-    super(`${request.method} ${request.path}: ${kind}${status === 0 ? '' : ` (HTTP ${status})`}${detail === '' ? '' : `: ${detail}`}`, { cause: options.cause });
+    super(`${request.method} ${request.path}: ${kind}${status === 0 ? '' : ` (HTTP ${status})`}${detail === '' ? '' : `: ${detail}`}`, {
+      cause: options.cause,
+    });
     this.kind = kind;
     this.status = status;
     this.apiStatus = apiStatus;

@@ -190,14 +190,26 @@ export class KubeClient {
 
   async list<T extends KubeObject = KubeObject>(
     type: ResourceType,
-    options: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number; continue?: string; resourceVersion?: string; signal?: AbortSignal } = {},
+    options: {
+      namespace?: string;
+      labelSelector?: string;
+      fieldSelector?: string;
+      limit?: number;
+      continue?: string;
+      resourceVersion?: string;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<KubeList<T>> {
     const { namespace, signal, ...query } = options;
     return (await this.request({ method: 'GET', path: resourcePath(type, { namespace }), query, signal })) as KubeList<T>;
   }
 
   /** Creates with strict field validation: unknown or duplicate fields are rejected, not pruned. */
-  async create<T extends KubeObject = KubeObject>(type: ResourceType, body: Record<string, unknown>, options: { namespace?: string; signal?: AbortSignal; fieldManager?: string } = {}): Promise<T> {
+  async create<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    body: Record<string, unknown>,
+    options: { namespace?: string; signal?: AbortSignal; fieldManager?: string } = {},
+  ): Promise<T> {
     return (await this.request({
       method: 'POST',
       path: resourcePath(type, { namespace: options.namespace }),
@@ -236,7 +248,8 @@ export class KubeClient {
       signal?: AbortSignal;
     } = {},
   ): Promise<unknown> {
-    const preconditions = options.uid === undefined && options.resourceVersion === undefined ? undefined : { uid: options.uid, resourceVersion: options.resourceVersion };
+    const preconditions =
+      options.uid === undefined && options.resourceVersion === undefined ? undefined : { uid: options.uid, resourceVersion: options.resourceVersion };
     return this.request({
       method: 'DELETE',
       path: resourcePath(type, at),
@@ -255,7 +268,10 @@ export class KubeClient {
    * Opens a watch stream and yields its events until the server closes it, the signal aborts, or the
    * server reports an error (thrown as KubeApiError; 410 Gone when the resourceVersion expired).
    */
-  async *watch(type: ResourceType, options: { namespace?: string; resourceVersion: string; labelSelector?: string; timeoutSeconds?: number; signal: AbortSignal }): AsyncGenerator<WatchEvent> {
+  async *watch(
+    type: ResourceType,
+    options: { namespace?: string; resourceVersion: string; labelSelector?: string; timeoutSeconds?: number; signal: AbortSignal },
+  ): AsyncGenerator<WatchEvent> {
     const { namespace, signal, ...query } = options;
     const { response, info } = await this.open(
       { method: 'GET', path: resourcePath(type, { namespace }), query: { ...query, watch: true, allowWatchBookmarks: true } },

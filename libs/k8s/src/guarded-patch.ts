@@ -18,7 +18,9 @@ export class ObjectReplacedError extends Error {
   readonly expectedUID: string;
   readonly actualUID: string;
   constructor(kind: string, at: ObjectIdentity, actualUID: string) {
-    super(`${kind} ${at.namespace === undefined ? '' : `${at.namespace}/`}${at.name} was replaced: expected UID ${at.uid}, found ${actualUID}; nothing was written`);
+    super(
+      `${kind} ${at.namespace === undefined ? '' : `${at.namespace}/`}${at.name} was replaced: expected UID ${at.uid}, found ${actualUID}; nothing was written`,
+    );
     this.expectedUID = at.uid;
     this.actualUID = actualUID;
   }

@@ -92,9 +92,12 @@ export class Informer<T extends KubeObject> {
   async run(signal: AbortSignal): Promise<void> {
     const backoff = this.options.backoff ?? defaultBackoff;
     const resync = this.options.resyncMs ?? 0;
-    const timer = resync > 0 ? setInterval(() => {
-      this.resync();
-    }, resync) : undefined;
+    const timer =
+      resync > 0
+        ? setInterval(() => {
+            this.resync();
+          }, resync)
+        : undefined;
     // Read through a call: the signal flips asynchronously, which flow analysis cannot see.
     const stopped = (): boolean => signal.aborted;
     let failures = 0;

@@ -1,7 +1,6 @@
 /** RFC 6902 JSON Patch operations, and the identity preconditions every shared-object write carries. */
 export type JsonPatchOp =
-  | { readonly op: 'test' | 'add' | 'replace'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'remove'; readonly path: string };
+  { readonly op: 'test' | 'add' | 'replace'; readonly path: string; readonly value: unknown } | { readonly op: 'remove'; readonly path: string };
 
 /** RFC 6901 escaping: "~" becomes "~0" and "/" becomes "~1" (annotation keys contain "/"). */
 export function escapePointerToken(token: string): string {

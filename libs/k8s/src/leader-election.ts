@@ -118,7 +118,11 @@ export class LeaderElector {
         lease = await this.client.get<Lease>(resourceTypes.lease, at, signal);
       } catch (error) {
         if (!isApiError(error, 'NotFound')) throw error;
-        await this.client.create(resourceTypes.lease, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: desired(undefined) }, { namespace, signal });
+        await this.client.create(
+          resourceTypes.lease,
+          { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: desired(undefined) },
+          { namespace, signal },
+        );
         this.observed = undefined;
         return true;
       }

@@ -18,7 +18,11 @@ class CannedClient extends KubeClient {
 
 describe('typed reads', () => {
   it('keeps fields it does not model', async () => {
-    const pod = await readPod(new CannedClient({ metadata: { name: 'p', namespace: 'n', uid: 'u', resourceVersion: '1' }, spec: { nodeName: 'w', future: 1 }, extra: true }), 'n', 'p');
+    const pod = await readPod(
+      new CannedClient({ metadata: { name: 'p', namespace: 'n', uid: 'u', resourceVersion: '1' }, spec: { nodeName: 'w', future: 1 }, extra: true }),
+      'n',
+      'p',
+    );
     expect(pod).toMatchObject({ spec: { nodeName: 'w', future: 1 }, extra: true });
   });
 

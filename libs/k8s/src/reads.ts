@@ -20,7 +20,16 @@ const metadata = z.looseObject({
   labels: z.record(z.string(), z.string()).optional(),
   annotations: z.record(z.string(), z.string()).optional(),
   ownerReferences: z
-    .array(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string(), uid: z.string(), controller: z.boolean().optional(), blockOwnerDeletion: z.boolean().optional() }))
+    .array(
+      z.looseObject({
+        apiVersion: z.string(),
+        kind: z.string(),
+        name: z.string(),
+        uid: z.string(),
+        controller: z.boolean().optional(),
+        blockOwnerDeletion: z.boolean().optional(),
+      }),
+    )
     .optional(),
 });
 
@@ -29,7 +38,9 @@ export const podSchema = z.looseObject({
   spec: z.looseObject({
     nodeName: z.string().optional(),
     hostNetwork: z.boolean().optional(),
-    resourceClaims: z.array(z.looseObject({ name: z.string(), resourceClaimName: z.string().optional(), resourceClaimTemplateName: z.string().optional() })).optional(),
+    resourceClaims: z
+      .array(z.looseObject({ name: z.string(), resourceClaimName: z.string().optional(), resourceClaimTemplateName: z.string().optional() }))
+      .optional(),
   }),
   status: z
     .looseObject({
@@ -64,7 +75,9 @@ export const resourceClaimSchema = z.looseObject({
   spec: z.looseObject({}).optional(),
   status: z
     .looseObject({
-      allocation: z.looseObject({ devices: z.looseObject({ results: z.array(deviceResult).optional(), config: z.array(opaqueConfig).optional() }).optional() }).optional(),
+      allocation: z
+        .looseObject({ devices: z.looseObject({ results: z.array(deviceResult).optional(), config: z.array(opaqueConfig).optional() }).optional() })
+        .optional(),
       reservedFor: z.array(z.looseObject({ apiGroup: z.string().optional(), resource: z.string(), name: z.string(), uid: z.string() })).optional(),
     })
     .optional(),
@@ -77,12 +90,20 @@ export type NetworkAttachmentDefinition = z.infer<typeof networkAttachmentDefini
 export type ResourceClaim = z.infer<typeof resourceClaimSchema>;
 export type Node = z.infer<typeof nodeSchema>;
 
-async function typedGet<T>(client: KubeClient, type: ResourceType, schema: z.ZodType<T>, at: { namespace?: string; name: string }, signal?: AbortSignal): Promise<T> {
+async function typedGet<T>(
+  client: KubeClient,
+  type: ResourceType,
+  schema: z.ZodType<T>,
+  at: { namespace?: string; name: string },
+  signal?: AbortSignal,
+): Promise<T> {
   const raw = await client.get(type, at, signal);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new SriovDraError('InvalidApiObject', `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, { object: { kind: type.kind, namespace: at.namespace, name: at.name } });
+    throw new SriovDraError('InvalidApiObject', `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, {
+      object: { kind: type.kind, namespace: at.namespace, name: at.name },
+    });
   }
   return parsed.data;
 }
@@ -90,10 +111,16 @@ async function typedGet<T>(client: KubeClient, type: ResourceType, schema: z.Zod
 export const readPod = (client: KubeClient, namespace: string, name: string, signal?: AbortSignal): Promise<Pod> =>
   typedGet(client, resourceTypes.pod, podSchema, { namespace, name }, signal);
 
-export const readNetworkAttachmentDefinition = (client: KubeClient, namespace: string, name: string, signal?: AbortSignal): Promise<NetworkAttachmentDefinition> =>
+export const readNetworkAttachmentDefinition = (
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<NetworkAttachmentDefinition> =>
   typedGet(client, resourceTypes.networkAttachmentDefinition, networkAttachmentDefinitionSchema, { namespace, name }, signal);
 
 export const readResourceClaim = (client: KubeClient, namespace: string, name: string, signal?: AbortSignal): Promise<ResourceClaim> =>
   typedGet(client, resourceTypes.resourceClaim, resourceClaimSchema, { namespace, name }, signal);
 
-export const readNode = (client: KubeClient, name: string, signal?: AbortSignal): Promise<Node> => typedGet(client, resourceTypes.node, nodeSchema, { name }, signal);
+export const readNode = (client: KubeClient, name: string, signal?: AbortSignal): Promise<Node> =>
+  typedGet(client, resourceTypes.node, nodeSchema, { name }, signal);

@@ -62,9 +62,19 @@ class InterleavingClient extends KubeClient {
 describe('JSON Patch with identity preconditions', () => {
   it('a failed test returns 422 and writes nothing', async () => {
     const pod = await createPod(admin, 'ai-workloads', 'stale-patch');
-    await admin.patch(resourceTypes.pod, { namespace: 'ai-workloads', name: 'stale-patch' }, { metadata: { labels: { moved: 'on' } } }, 'application/merge-patch+json');
+    await admin.patch(
+      resourceTypes.pod,
+      { namespace: 'ai-workloads', name: 'stale-patch' },
+      { metadata: { labels: { moved: 'on' } } },
+      'application/merge-patch+json',
+    );
     const error = await admin
-      .patch(resourceTypes.pod, { namespace: 'ai-workloads', name: 'stale-patch' }, [...identityPreconditions(pod.metadata), ...annotationChanges(undefined, { a: 'b' })], 'application/json-patch+json')
+      .patch(
+        resourceTypes.pod,
+        { namespace: 'ai-workloads', name: 'stale-patch' },
+        [...identityPreconditions(pod.metadata), ...annotationChanges(undefined, { a: 'b' })],
+        'application/json-patch+json',
+      )
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(KubeApiError);
     expect((error as KubeApiError).status).toBe(422);
@@ -76,13 +86,23 @@ describe('JSON Patch with identity preconditions', () => {
   it('re-reads and recomputes after losing a race, creating a missing annotations map', async () => {
     const pod = await createPod(admin, 'ai-workloads', 'racing');
     const interleaving = new InterleavingClient(admin, () =>
-      admin.patch(resourceTypes.pod, { namespace: 'ai-workloads', name: 'racing' }, { metadata: { annotations: { other: 'writer' } } }, 'application/merge-patch+json'),
+      admin.patch(
+        resourceTypes.pod,
+        { namespace: 'ai-workloads', name: 'racing' },
+        { metadata: { annotations: { other: 'writer' } } },
+        'application/merge-patch+json',
+      ),
     );
     const seen: (Readonly<Record<string, string>> | undefined)[] = [];
-    const result = await patchGuarded<KubeObject>(interleaving, resourceTypes.pod, { namespace: 'ai-workloads', name: 'racing', uid: pod.metadata.uid }, (live) => {
-      seen.push(live.metadata.annotations);
-      return annotationChanges(live.metadata.annotations, { [annotations.networks]: '[]' });
-    });
+    const result = await patchGuarded<KubeObject>(
+      interleaving,
+      resourceTypes.pod,
+      { namespace: 'ai-workloads', name: 'racing', uid: pod.metadata.uid },
+      (live) => {
+        seen.push(live.metadata.annotations);
+        return annotationChanges(live.metadata.annotations, { [annotations.networks]: '[]' });
+      },
+    );
     interleaving.close();
     // First computed from a Pod without annotations (an "add the map" patch, rejected by its test),
     // then recomputed from the other writer's state.
@@ -125,8 +145,11 @@ describe('JSON Patch with identity preconditions', () => {
   it('settles a lost response by re-reading: the change is not applied twice', async () => {
     const pod = await createPod(admin, 'ai-workloads', 'lost-reply');
     const dropping = new ReplyDroppingClient(admin, (method) => method === 'PATCH');
-    const result = await patchGuarded<KubeObject>(dropping, resourceTypes.pod, { namespace: 'ai-workloads', name: 'lost-reply', uid: pod.metadata.uid }, (live) =>
-      annotationChanges(live.metadata.annotations, { applied: 'once' }),
+    const result = await patchGuarded<KubeObject>(
+      dropping,
+      resourceTypes.pod,
+      { namespace: 'ai-workloads', name: 'lost-reply', uid: pod.metadata.uid },
+      (live) => annotationChanges(live.metadata.annotations, { applied: 'once' }),
     );
     dropping.close();
     expect(dropping.dropped).toBe(1);
@@ -140,9 +163,13 @@ describe('finalizer removal', () => {
 
   it('removes only its own finalizer and keeps foreign ones in order', async () => {
     const pod = await createPod(admin, 'ai-workloads', 'owner-a');
-    const nad = await admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-a', [foreign[0] ?? '', ATTACHMENT_PROTECTION_FINALIZER, foreign[1] ?? '']), {
-      namespace: 'ai-workloads',
-    });
+    const nad = await admin.create(
+      resourceTypes.networkAttachmentDefinition,
+      ownedNad(pod, 'shadow-a', [foreign[0] ?? '', ATTACHMENT_PROTECTION_FINALIZER, foreign[1] ?? '']),
+      {
+        namespace: 'ai-workloads',
+      },
+    );
     const at = { namespace: 'ai-workloads', name: 'shadow-a', uid: nad.metadata.uid };
     expect(await removeFinalizer(admin, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER)).toBe('removed');
     const live = await admin.get(resourceTypes.networkAttachmentDefinition, at);
@@ -152,7 +179,9 @@ describe('finalizer removal', () => {
 
   it('resolves a lost response by re-reading', async () => {
     const pod = await createPod(admin, 'ai-workloads', 'owner-b');
-    const nad = await admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-b', [ATTACHMENT_PROTECTION_FINALIZER, ...foreign]), { namespace: 'ai-workloads' });
+    const nad = await admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-b', [ATTACHMENT_PROTECTION_FINALIZER, ...foreign]), {
+      namespace: 'ai-workloads',
+    });
     const dropping = new ReplyDroppingClient(admin, (method) => method === 'PATCH');
     const at = { namespace: 'ai-workloads', name: 'shadow-b', uid: nad.metadata.uid };
     expect(await removeFinalizer(dropping, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER)).toBe('absent');
@@ -162,10 +191,22 @@ describe('finalizer removal', () => {
   });
 
   it('treats a vanished object as done and refuses a replacement', async () => {
-    expect(await removeFinalizer(admin, resourceTypes.networkAttachmentDefinition, { namespace: 'ai-workloads', name: 'never-existed', uid: '00000000-0000-0000-0000-000000000001' }, ATTACHMENT_PROTECTION_FINALIZER)).toBe('gone');
+    expect(
+      await removeFinalizer(
+        admin,
+        resourceTypes.networkAttachmentDefinition,
+        { namespace: 'ai-workloads', name: 'never-existed', uid: '00000000-0000-0000-0000-000000000001' },
+        ATTACHMENT_PROTECTION_FINALIZER,
+      ),
+    ).toBe('gone');
     const pod = await createPod(admin, 'ai-workloads', 'owner-c');
     await admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-c', [ATTACHMENT_PROTECTION_FINALIZER]), { namespace: 'ai-workloads' });
-    const outcome = removeFinalizer(admin, resourceTypes.networkAttachmentDefinition, { namespace: 'ai-workloads', name: 'shadow-c', uid: '00000000-0000-0000-0000-000000000002' }, ATTACHMENT_PROTECTION_FINALIZER);
+    const outcome = removeFinalizer(
+      admin,
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: 'ai-workloads', name: 'shadow-c', uid: '00000000-0000-0000-0000-000000000002' },
+      ATTACHMENT_PROTECTION_FINALIZER,
+    );
     await expect(outcome).rejects.toBeInstanceOf(ObjectReplacedError);
   });
 });
@@ -179,9 +220,13 @@ describe('CRD schemas enforced by the API server', () => {
   });
 
   it('accepts zero and false as present values and keeps spec.dra unpruned', async () => {
-    const created = await admin.create<KubeObject & { spec: { dra: unknown } }>(resourceTypes.sriovNetworkNodePolicy, policy({ 'example.com/tier': { int: 0 }, 'example.com/fast': { bool: false } }), {
-      namespace: 'ai-workloads',
-    });
+    const created = await admin.create<KubeObject & { spec: { dra: unknown } }>(
+      resourceTypes.sriovNetworkNodePolicy,
+      policy({ 'example.com/tier': { int: 0 }, 'example.com/fast': { bool: false } }),
+      {
+        namespace: 'ai-workloads',
+      },
+    );
     expect(created.spec.dra).toEqual({ attributes: { 'example.com/tier': { int: 0 }, 'example.com/fast': { bool: false } } });
   });
 
@@ -192,7 +237,9 @@ describe('CRD schemas enforced by the API server', () => {
     ['a 65-character string', { 'example.com/a': { string: 'x'.repeat(65) } }],
     ['33 attributes', Object.fromEntries(Array.from({ length: 33 }, (_unused, i) => [`example.com/a${i}`, { int: i }]))],
   ])('rejects %s', async (_case, attributes) => {
-    const error = await admin.create(resourceTypes.sriovNetworkNodePolicy, policy(attributes), { namespace: 'ai-workloads' }).catch((caught: unknown) => caught);
+    const error = await admin
+      .create(resourceTypes.sriovNetworkNodePolicy, policy(attributes), { namespace: 'ai-workloads' })
+      .catch((caught: unknown) => caught);
     expect(isApiError(error) ? `${error.kind} ${error.status}` : error).toMatch(/^(Invalid 422|BadRequest 400)$/);
   });
 });
@@ -203,7 +250,11 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
   beforeAll(async () => {
     await createNamespace(admin, 'dra-driver-sriov');
     await createNamespace(admin, 'infra');
-    await admin.create(resourceTypes.serviceAccount, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'dra-driver-sriov' } }, { namespace: 'dra-driver-sriov' });
+    await admin.create(
+      resourceTypes.serviceAccount,
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'dra-driver-sriov' } },
+      { namespace: 'dra-driver-sriov' },
+    );
     await admin.create(resourceTypes.clusterRole, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
@@ -230,7 +281,9 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
 
   it('creates a protected, Pod-owned shadow in one Create, patches the Pod and lists NADs cluster-wide', async () => {
     const pod = await createPod(admin, 'ai-workloads', 'rbac-consumer');
-    const shadow = await driver.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'rbac-shadow', [ATTACHMENT_PROTECTION_FINALIZER]), { namespace: 'ai-workloads' });
+    const shadow = await driver.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'rbac-shadow', [ATTACHMENT_PROTECTION_FINALIZER]), {
+      namespace: 'ai-workloads',
+    });
     expect(shadow.metadata.finalizers).toEqual([ATTACHMENT_PROTECTION_FINALIZER]);
     expect(shadow.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: pod.metadata.uid, blockOwnerDeletion: false })]);
     await patchGuarded<KubeObject>(driver, resourceTypes.pod, { namespace: 'ai-workloads', name: 'rbac-consumer', uid: pod.metadata.uid }, (live) =>
@@ -238,17 +291,42 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
     );
     await driver.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'second', []), { namespace: 'ai-workloads' });
     const all = await driver.list(resourceTypes.networkAttachmentDefinition);
-    expect(all.items.map((item) => `${item.metadata.namespace ?? ''}/${item.metadata.name}`)).toEqual(expect.arrayContaining(['ai-workloads/rbac-shadow', 'ai-workloads/second']));
-    expect(await removeFinalizer(driver, resourceTypes.networkAttachmentDefinition, { namespace: 'ai-workloads', name: 'rbac-shadow', uid: shadow.metadata.uid }, ATTACHMENT_PROTECTION_FINALIZER)).toBe('removed');
+    expect(all.items.map((item) => `${item.metadata.namespace ?? ''}/${item.metadata.name}`)).toEqual(
+      expect.arrayContaining(['ai-workloads/rbac-shadow', 'ai-workloads/second']),
+    );
+    expect(
+      await removeFinalizer(
+        driver,
+        resourceTypes.networkAttachmentDefinition,
+        { namespace: 'ai-workloads', name: 'rbac-shadow', uid: shadow.metadata.uid },
+        ATTACHMENT_PROTECTION_FINALIZER,
+      ),
+    ).toBe('removed');
   });
 
   it.each([
     ['list Pods', () => driver.list(resourceTypes.pod, { namespace: 'ai-workloads' })],
     ['delete a Pod', () => driver.delete(resourceTypes.pod, { namespace: 'ai-workloads', name: 'rbac-consumer' })],
-    ['create a Pod', () => driver.create(resourceTypes.pod, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'i' }] } }, { namespace: 'ai-workloads' })],
+    [
+      'create a Pod',
+      () =>
+        driver.create(
+          resourceTypes.pod,
+          { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+          { namespace: 'ai-workloads' },
+        ),
+    ],
     ['read Secrets', () => driver.request({ method: 'GET', path: '/api/v1/namespaces/infra/secrets' })],
     ['list Namespaces', () => driver.list(resourceTypes.namespace)],
-    ['write SriovNetworks', () => driver.create(resourceTypes.sriovNetwork, { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetwork', metadata: { name: 'x' }, spec: { resourceName: 'r' } }, { namespace: 'infra' })],
+    [
+      'write SriovNetworks',
+      () =>
+        driver.create(
+          resourceTypes.sriovNetwork,
+          { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetwork', metadata: { name: 'x' }, spec: { resourceName: 'r' } },
+          { namespace: 'infra' },
+        ),
+    ],
   ])('is Forbidden to %s', async (_case, call) => {
     const error = await call().catch((caught: unknown) => caught);
     expect(isApiError(error) ? error.kind : error).toBe('Forbidden');

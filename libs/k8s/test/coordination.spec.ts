@@ -84,7 +84,10 @@ describe('LeaderElector', () => {
     await runA;
     clientA.close();
     expect(overlap).toEqual([]);
-    const lease = await admin.get<KubeObject & { spec: { holderIdentity?: string; leaseTransitions?: number } }>(resourceTypes.lease, { namespace: 'coord', name: 'driver-leader' });
+    const lease = await admin.get<KubeObject & { spec: { holderIdentity?: string; leaseTransitions?: number } }>(resourceTypes.lease, {
+      namespace: 'coord',
+      name: 'driver-leader',
+    });
     expect(lease.spec.holderIdentity ?? '').toBe('');
     expect(lease.spec.leaseTransitions).toBeGreaterThanOrEqual(2);
   }, 60_000);
@@ -94,13 +97,20 @@ describe('EventRecorder', () => {
   it('folds repeats into one Event series and keeps distinct events apart', async () => {
     const pod = await createPod(admin, 'coord', 'evented');
     const errors: unknown[] = [];
-    const recorder = new EventRecorder(admin, { reportingController: 'sriovnetwork.k8snetworkplumbingwg.io/dra-driver', reportingInstance: 'worker-a', seriesUpdateIntervalMs: 0, onError: (error) => errors.push(error) });
+    const recorder = new EventRecorder(admin, {
+      reportingController: 'sriovnetwork.k8snetworkplumbingwg.io/dra-driver',
+      reportingInstance: 'worker-a',
+      seriesUpdateIntervalMs: 0,
+      onError: (error) => errors.push(error),
+    });
     const regarding = { apiVersion: 'v1', kind: 'Pod', namespace: 'coord', name: 'evented', uid: pod.metadata.uid };
     const failure = { type: 'Warning', reason: 'MissingNetworkTemplate', action: 'Prepare', note: 'no template for 0000:03:00.1' } as const;
     for (let i = 0; i < 3; i += 1) await recorder.record(regarding, failure);
     await recorder.record(regarding, { ...failure, note: 'no template for 0000:03:00.2' });
     expect(errors).toEqual([]);
-    const events = await admin.list<KubeObject & { note: string; series?: { count: number }; regarding: { uid: string } }>(resourceTypes.event, { namespace: 'coord' });
+    const events = await admin.list<KubeObject & { note: string; series?: { count: number }; regarding: { uid: string } }>(resourceTypes.event, {
+      namespace: 'coord',
+    });
     const mine = events.items.filter((event) => event.regarding.uid === pod.metadata.uid).map((event) => [event.note, event.series?.count ?? 1]);
     expect(mine.sort()).toEqual([
       ['no template for 0000:03:00.1', 3],

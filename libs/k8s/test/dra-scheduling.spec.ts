@@ -59,7 +59,10 @@ describe('DRA allocation by the real scheduler', () => {
         pool: { name: 'worker-a', generation: 1, resourceSliceCount: 1 },
         devices: ['0000-03-00-1', '0000-03-00-2'].map((name) => ({
           name,
-          attributes: { 'resource.kubernetes.io/pcieRoot': { string: 'pci0000:00' }, [`${DRIVER_NAME}/pciAddress`]: { string: name.replace(/-/g, ':').replace(/:(\d)$/, '.$1') } },
+          attributes: {
+            'resource.kubernetes.io/pcieRoot': { string: 'pci0000:00' },
+            [`${DRIVER_NAME}/pciAddress`]: { string: name.replace(/-/g, ':').replace(/:(\d)$/, '.$1') },
+          },
         })),
       },
     });
@@ -92,7 +95,9 @@ describe('DRA allocation by the real scheduler', () => {
     const bound = await readPod(admin, 'dra', 'consumer');
     const claimName = bound.status?.resourceClaimStatuses?.[0]?.resourceClaimName ?? '';
     const claim = await readResourceClaim(admin, 'dra', claimName);
-    expect(claim.status?.allocation?.devices?.results).toEqual([expect.objectContaining({ request: 'nic', driver: DRIVER_NAME, pool: 'worker-a', device: expect.stringMatching(/^0000-03-00-[12]$/) as unknown })]);
+    expect(claim.status?.allocation?.devices?.results).toEqual([
+      expect.objectContaining({ request: 'nic', driver: DRIVER_NAME, pool: 'worker-a', device: expect.stringMatching(/^0000-03-00-[12]$/) as unknown }),
+    ]);
     expect(claim.status?.reservedFor).toEqual([expect.objectContaining({ resource: 'pods', name: 'consumer', uid: pod.metadata.uid })]);
   }, 90_000);
 });

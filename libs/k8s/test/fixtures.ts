@@ -7,7 +7,12 @@ export async function createNamespace(client: KubeClient, name: string): Promise
 }
 
 /** A Pod that never runs (no kubelet here); it exists for its UID, annotations and ownership. */
-export async function createPod(client: KubeClient, namespace: string, name: string, extra: { annotations?: Record<string, string> } = {}): Promise<KubeObject> {
+export async function createPod(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  extra: { annotations?: Record<string, string> } = {},
+): Promise<KubeObject> {
   return client.create(
     resourceTypes.pod,
     {

@@ -53,7 +53,14 @@ describe.each(['Background', 'Foreground'] as const)('%s deletion of the owner P
     expect(terminating.metadata.finalizers).toEqual([ATTACHMENT_PROTECTION_FINALIZER]);
     expect(terminating.metadata.uid).toBe(nad.metadata.uid);
 
-    expect(await removeFinalizer(admin, resourceTypes.networkAttachmentDefinition, { namespace: 'gc', name: nadName, uid: nad.metadata.uid }, ATTACHMENT_PROTECTION_FINALIZER)).toBe('removed');
+    expect(
+      await removeFinalizer(
+        admin,
+        resourceTypes.networkAttachmentDefinition,
+        { namespace: 'gc', name: nadName, uid: nad.metadata.uid },
+        ATTACHMENT_PROTECTION_FINALIZER,
+      ),
+    ).toBe('removed');
     await waitFor(`NAD ${nadName} deleted`, () => gone(resourceTypes.networkAttachmentDefinition, nadName), { timeoutMs: 30_000 });
   }, 90_000);
 });

@@ -52,7 +52,12 @@ describe('Informer', () => {
         },
         onDelete: record('delete'),
       },
-      { namespace: 'informer', watchIdleMs: 20_000, backoff: { initialMs: 50, maxMs: 500, factor: 2, jitter: 0.2, attempts: Number.POSITIVE_INFINITY }, onError: (error) => errors.push(error) },
+      {
+        namespace: 'informer',
+        watchIdleMs: 20_000,
+        backoff: { initialMs: 50, maxMs: 500, factor: 2, jitter: 0.2, attempts: Number.POSITIVE_INFINITY },
+        onError: (error) => errors.push(error),
+      },
     );
     const stop = new AbortController();
     for (let i = 0; i < 5; i += 1) await admin.create(resourceTypes.networkAttachmentDefinition, nad(`before-${i}`, '{}'), { namespace: 'informer' });
@@ -63,7 +68,12 @@ describe('Informer', () => {
     await cp.restartApiServer();
     // Changes made while the informer reconnects: create, update, delete.
     for (let i = 0; i < 5; i += 1) await admin.create(resourceTypes.networkAttachmentDefinition, nad(`after-${i}`, '{}'), { namespace: 'informer' });
-    await admin.patch(resourceTypes.networkAttachmentDefinition, { namespace: 'informer', name: 'before-0' }, { spec: { config: '{"v":2}' } }, 'application/merge-patch+json');
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: 'informer', name: 'before-0' },
+      { spec: { config: '{"v":2}' } },
+      'application/merge-patch+json',
+    );
     await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: 'informer', name: 'before-1' });
 
     const converged = async (): Promise<boolean> => {
@@ -85,7 +95,10 @@ describe('Informer', () => {
     // Every change observed once: no (name, resourceVersion) pair twice, one add per object, one delete.
     const pairs = seen.map((event) => `${event.name}@${event.resourceVersion}`);
     expect(new Set(pairs).size).toBe(pairs.length);
-    const adds = seen.filter((event) => event.type === 'add').map((event) => event.name).sort();
+    const adds = seen
+      .filter((event) => event.type === 'add')
+      .map((event) => event.name)
+      .sort();
     expect(adds).toEqual([...[0, 1, 2, 3, 4].flatMap((i) => [`after-${i}`, `before-${i}`]), 'after-compaction'].sort());
     expect(seen.filter((event) => event.type === 'delete').map((event) => event.name)).toEqual(['before-1']);
     expect(seen.filter((event) => event.type === 'update').map((event) => event.name)).toEqual(['before-0']);
@@ -97,7 +110,9 @@ describe('Informer', () => {
 /** Compacts etcd to its current revision through its HTTP gateway, so every older revision is gone. */
 async function compactEtcd(controlPlane: ControlPlane): Promise<void> {
   const endpoint = controlPlane.etcdEndpoint;
-  const status = (await (await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) })).json()) as {
+  const status = (await (
+    await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) })
+  ).json()) as {
     header: { revision: string };
   };
   const response = await fetch(`${endpoint}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: status.header.revision, physical: true }) });

@@ -12,7 +12,10 @@ const ref = (name: string, namespace?: string) => ({
 
 describe('mergeDeviceAttributes', () => {
   it('merges custom keys in name order, last writer wins', () => {
-    const merged = mergeDeviceAttributes([object('b', { 'example.com/x': { int: 2 } }), object('a', { 'example.com/x': { int: 1 }, 'example.com/y': { bool: false } })]);
+    const merged = mergeDeviceAttributes([
+      object('b', { 'example.com/x': { int: 2 } }),
+      object('a', { 'example.com/x': { int: 1 }, 'example.com/y': { bool: false } }),
+    ]);
     expect(merged).toEqual({
       ok: true,
       value: { attributes: { 'example.com/x': { int: 2 }, 'example.com/y': { bool: false } }, nadReference: null, sources: ['a', 'b'] },

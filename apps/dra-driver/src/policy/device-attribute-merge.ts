@@ -1,12 +1,4 @@
-import {
-  type DeviceAttributeValue,
-  type DeviceAttributes,
-  type NadReference,
-  type Result,
-  fail,
-  ok,
-  validateDeviceAttributes,
-} from '@sriov-dra/contract';
+import { type DeviceAttributeValue, type DeviceAttributes, type NadReference, type Result, fail, ok, validateDeviceAttributes } from '@sriov-dra/contract';
 
 export interface MergedDeviceAttributes {
   /** Custom attributes of all matching objects, merged in name order; the last duplicate key wins. */

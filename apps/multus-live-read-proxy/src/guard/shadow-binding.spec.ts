@@ -26,7 +26,9 @@ describe('readPodRegistry', () => {
   const podUID = (JSON.parse(raw) as { podUID: string }).podUID;
 
   it('accepts the registry of this Pod and reports absence as null', () => {
-    expect(readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID, annotations: { [annotations.managedNetworks]: raw } } }).ok).toBe(true);
+    expect(readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID, annotations: { [annotations.managedNetworks]: raw } } }).ok).toBe(
+      true,
+    );
     expect(readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID } })).toEqual({ ok: true, value: null });
   });
 

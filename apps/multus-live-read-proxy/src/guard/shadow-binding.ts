@@ -1,13 +1,4 @@
-import {
-  type BindingAnnotationV1,
-  type ObjectRef,
-  type Result,
-  annotations,
-  fail,
-  ok,
-  parseBindingAnnotation,
-  shadowNameFor,
-} from '@sriov-dra/contract';
+import { type BindingAnnotationV1, type ObjectRef, type Result, annotations, fail, ok, parseBindingAnnotation, shadowNameFor } from '@sriov-dra/contract';
 
 /** The NAD fields the guard reads; the rest of the object is irrelevant to ownership. */
 export interface NadMetadata {

@@ -1,10 +1,4 @@
-import {
-  DEVICE_ATTRIBUTES_KIND,
-  DRIVER_API_VERSION,
-  type DeviceAttributeValue,
-  type ValidatedNodePolicyDra,
-  attributeKeys,
-} from '@sriov-dra/contract';
+import { DEVICE_ATTRIBUTES_KIND, DRIVER_API_VERSION, type DeviceAttributeValue, type ValidatedNodePolicyDra, attributeKeys } from '@sriov-dra/contract';
 import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_POLICY_UID_LABEL } from './generated-labels.ts';
 
 /** The source NAD a referenced SriovNetwork renders to, once resolved and found ready (§12.2.3). */

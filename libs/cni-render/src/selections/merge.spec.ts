@@ -104,7 +104,11 @@ describe('mergeManagedSelections', () => {
   it.each([
     ['a malformed networks annotation', { [annotations.networks]: '[{"name":' }, 'MalformedNetworkSelections'],
     ['an unknown registry version', { [annotations.managedNetworks]: `{"version":2,"podUID":"${POD.uid}","entries":[]}` }, 'UnsupportedRegistryVersion'],
-    ['a registry copied from another Pod', { [annotations.managedNetworks]: '{"version":1,"podUID":"99999999-2222-3333-4444-555555555555","entries":[]}' }, 'InvalidManagedNetworksRegistry'],
+    [
+      'a registry copied from another Pod',
+      { [annotations.managedNetworks]: '{"version":1,"podUID":"99999999-2222-3333-4444-555555555555","entries":[]}' },
+      'InvalidManagedNetworksRegistry',
+    ],
     ['a foreign entry on the same interface', { [annotations.networks]: '[{"name":"storage","interface":"dra0"}]' }, 'DuplicateInterfaceName'],
     ['annotations over 256 KiB', { big: 'x'.repeat(256 * 1024) }, 'AnnotationTooLarge'],
   ])('fails on %s and publishes nothing', (_case, podAnnotations, code) => {

@@ -85,7 +85,9 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
     const parsed = parseRegistry(currentRegistry, { ...object, field: `annotation ${annotations.managedNetworks}` });
     if (!parsed.ok) return parsed;
     if (parsed.value.podUID !== pod.uid) {
-      return fail('InvalidManagedNetworksRegistry', `the registry was written for Pod UID ${parsed.value.podUID}; it was copied, not written for this Pod`, { object });
+      return fail('InvalidManagedNetworksRegistry', `the registry was written for Pod UID ${parsed.value.podUID}; it was copied, not written for this Pod`, {
+        object,
+      });
     }
     prior = parsed.value;
   }
@@ -105,13 +107,19 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
     const owned = selection.namespace === pod.namespace ? ownedByName.get(selection.name) : undefined;
     if (owned !== undefined) {
       if (!isExactlyGenerated(selection, owned) || placed.has(owned.attachmentID)) {
-        return fail('ManagedSelectionConflict', `networks entry ${index} (${selection.namespace}/${selection.name}) differs from the generated selection or repeats it`, { object });
+        return fail(
+          'ManagedSelectionConflict',
+          `networks entry ${index} (${selection.namespace}/${selection.name}) differs from the generated selection or repeats it`,
+          { object },
+        );
       }
       placed.add(owned.attachmentID);
       if (released.has(owned.claimUID)) continue;
       const wanted = desiredByID.get(owned.attachmentID)?.entry;
       if (wanted !== undefined && (wanted.interface !== owned.interface || wanted.configSHA256 !== owned.configSHA256)) {
-        return fail('ManagedSelectionConflict', `attachment ${owned.attachmentID} is recorded with another interface or config than its checkpoint`, { object });
+        return fail('ManagedSelectionConflict', `attachment ${owned.attachmentID} is recorded with another interface or config than its checkpoint`, {
+          object,
+        });
       }
       next.push(selection);
       // A repaired shadow has a new UID; everything else about the entry is fixed.
@@ -147,7 +155,8 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
   for (const [index, selection] of next.entries()) {
     if (selection.interface === undefined) continue;
     const previous = interfaces.get(selection.interface);
-    if (previous !== undefined) return fail('DuplicateInterfaceName', `networks entries ${previous} and ${index} both request interface ${selection.interface}`, { object });
+    if (previous !== undefined)
+      return fail('DuplicateInterfaceName', `networks entries ${previous} and ${index} both request interface ${selection.interface}`, { object });
     interfaces.set(selection.interface, index);
   }
 
@@ -160,7 +169,10 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
   const finalNetworks = sameNetworks ? (currentNetworks ?? null) : networks;
   const finalRegistry = sameRegistry ? (currentRegistry ?? null) : registryValue;
   const after = new Map(Object.entries(current));
-  for (const [key, value] of [[annotations.networks, finalNetworks], [annotations.managedNetworks, finalRegistry]] as const) {
+  for (const [key, value] of [
+    [annotations.networks, finalNetworks],
+    [annotations.managedNetworks, finalRegistry],
+  ] as const) {
     if (value === null) after.delete(key);
     else after.set(key, value);
   }

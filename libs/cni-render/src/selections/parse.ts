@@ -40,9 +40,11 @@ function parseCommaSelections(raw: string, podNamespace: string, object?: Object
     const name = (at[0] ?? '').trim();
     const iface = at.length === 2 ? (at[1] ?? '').trim() : undefined;
     for (const part of [name, namespace ?? 'default']) {
-      if (!COMMA_NAME.test(part)) return fail('MalformedNetworkSelections', `entry ${index} ${JSON.stringify(item)}: ${JSON.stringify(part)} is not a lowercase DNS label`, { object });
+      if (!COMMA_NAME.test(part))
+        return fail('MalformedNetworkSelections', `entry ${index} ${JSON.stringify(item)}: ${JSON.stringify(part)} is not a lowercase DNS label`, { object });
     }
-    if (iface !== undefined && !isInterfaceName(iface)) return fail('MalformedNetworkSelections', `entry ${index}: interface ${JSON.stringify(iface)} is not a valid interface name`, { object });
+    if (iface !== undefined && !isInterfaceName(iface))
+      return fail('MalformedNetworkSelections', `entry ${index}: interface ${JSON.stringify(iface)} is not a valid interface name`, { object });
     const rawObject: JsonObject = new Map<string, JsonValue>([['name', name]]);
     if (namespace !== undefined) rawObject.set('namespace', namespace);
     if (iface !== undefined) rawObject.set('interface', iface);
@@ -73,8 +75,10 @@ function parseJsonSelections(raw: string, podNamespace: string, object?: ObjectR
     if (namespace === null || iface === null || mac === null) {
       return fail('MalformedNetworkSelections', `${at}: namespace, interface and mac must be strings`, { object });
     }
-    if (iface !== undefined && iface !== '' && !isInterfaceName(iface)) return fail('MalformedNetworkSelections', `${at}: interface ${JSON.stringify(iface)} is not a valid interface name`, { object });
-    if (mac !== undefined && mac !== '' && !MAC.test(mac)) return fail('MalformedNetworkSelections', `${at}: mac ${JSON.stringify(mac)} is not a MAC address`, { object });
+    if (iface !== undefined && iface !== '' && !isInterfaceName(iface))
+      return fail('MalformedNetworkSelections', `${at}: interface ${JSON.stringify(iface)} is not a valid interface name`, { object });
+    if (mac !== undefined && mac !== '' && !MAC.test(mac))
+      return fail('MalformedNetworkSelections', `${at}: mac ${JSON.stringify(mac)} is not a MAC address`, { object });
     const ips = entry.get('ips');
     if (ips !== undefined) {
       if (!Array.isArray(ips) || !ips.every((ip) => typeof ip === 'string' && isIP(ip.split('/')[0] ?? '') !== 0)) {

@@ -32,7 +32,9 @@ export function controlPlaneBinaries(version = process.env['K8S_VERSION'] ?? DEF
   };
   const missing = Object.values(binaries).filter((path) => !existsSync(path));
   if (missing.length > 0 || !existsSync(join(cacheRoot(), 'k8s', version, 'stamp'))) {
-    throw new Error(`Kubernetes ${version} binaries are missing (${missing.join(', ') || 'stamp'}); build them with: K8S_VERSION=${version} tools/control-plane/build-binaries.sh k8s`);
+    throw new Error(
+      `Kubernetes ${version} binaries are missing (${missing.join(', ') || 'stamp'}); build them with: K8S_VERSION=${version} tools/control-plane/build-binaries.sh k8s`,
+    );
   }
   return binaries;
 }

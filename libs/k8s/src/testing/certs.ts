@@ -41,7 +41,10 @@ export class LocalPki {
     const cert = join(this.dir, `${name}.crt`);
     writeFileSync(ext, extensions);
     openssl(['req', '-new', '-key', key, '-subj', subject, '-out', csr], this.dir);
-    openssl(['x509', '-req', '-in', csr, '-CA', this.caCert, '-CAkey', this.caKey, '-set_serial', String(this.serial++), '-days', '2', '-extfile', ext, '-out', cert], this.dir);
+    openssl(
+      ['x509', '-req', '-in', csr, '-CA', this.caCert, '-CAkey', this.caKey, '-set_serial', String(this.serial++), '-days', '2', '-extfile', ext, '-out', cert],
+      this.dir,
+    );
     return { cert, key };
   }
 

@@ -41,7 +41,13 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-function apiServerArgs(ports: { etcd: number; api: number }, dir: string, pki: LocalPki, serving: { cert: string; key: string }, featureGates: Readonly<Record<string, boolean>>): string[] {
+function apiServerArgs(
+  ports: { etcd: number; api: number },
+  dir: string,
+  pki: LocalPki,
+  serving: { cert: string; key: string },
+  featureGates: Readonly<Record<string, boolean>>,
+): string[] {
   const gates = Object.entries(featureGates).map(([gate, on]) => `${gate}=${String(on)}`);
   return [
     `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
@@ -92,18 +98,23 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
     const ports = { etcd: await freePort(), peer: await freePort(), api: await freePort() };
     const server = `https://127.0.0.1:${ports.api}`;
-    const etcd = startProcess('etcd', binaries.etcd, [
-      `--data-dir=${join(dir, 'etcd')}`,
-      '--name=default',
-      `--listen-client-urls=http://127.0.0.1:${ports.etcd}`,
-      `--advertise-client-urls=http://127.0.0.1:${ports.etcd}`,
-      `--listen-peer-urls=http://127.0.0.1:${ports.peer}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${ports.peer}`,
-      `--initial-cluster=default=http://127.0.0.1:${ports.peer}`,
-      // Test data is disposable; fsync only slows the suite down.
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ], join(dir, 'etcd.log'));
+    const etcd = startProcess(
+      'etcd',
+      binaries.etcd,
+      [
+        `--data-dir=${join(dir, 'etcd')}`,
+        '--name=default',
+        `--listen-client-urls=http://127.0.0.1:${ports.etcd}`,
+        `--advertise-client-urls=http://127.0.0.1:${ports.etcd}`,
+        `--listen-peer-urls=http://127.0.0.1:${ports.peer}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${ports.peer}`,
+        `--initial-cluster=default=http://127.0.0.1:${ports.peer}`,
+        // Test data is disposable; fsync only slows the suite down.
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+      join(dir, 'etcd.log'),
+    );
     processes.push(etcd);
     await waitFor('etcd', async () => (await fetch(`http://127.0.0.1:${ports.etcd}/health`)).ok, {
       timeoutMs,
@@ -118,7 +129,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const kubeconfig = writeKubeconfig(join(dir, 'admin.kubeconfig'), server, pki.caCert, 'sriov-dra-admin', admin);
     const adminClient = KubeClient.fromKubeConfig(kubeconfig, { qps: 1_000, burst: 1_000 });
     const waitForApiServer = (): Promise<void> =>
-      waitFor('kube-apiserver', async () => (await adminClient.request({ method: 'GET', path: '/readyz', timeoutMs: 2_000 }).then(() => true)), {
+      waitFor('kube-apiserver', async () => await adminClient.request({ method: 'GET', path: '/readyz', timeoutMs: 2_000 }).then(() => true), {
         timeoutMs,
         alive: () => apiServer.child.exitCode === null,
         describe: () => tail(apiServer.logFile),
@@ -131,29 +142,39 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     };
     if (options.controllerManager === true) {
       processes.push(
-        startProcess('kube-controller-manager', binaries.kubeControllerManager, [
-          `--kubeconfig=${component('kube-controller-manager', 'system:kube-controller-manager')}`,
-          '--leader-elect=false',
-          '--use-service-account-credentials=true',
-          `--service-account-private-key-file=${join(dir, 'sa.key')}`,
-          `--root-ca-file=${pki.caCert}`,
-          '--secure-port=0',
-          '--controllers=*',
-          '--v=1',
-        ], join(dir, 'kube-controller-manager.log')),
+        startProcess(
+          'kube-controller-manager',
+          binaries.kubeControllerManager,
+          [
+            `--kubeconfig=${component('kube-controller-manager', 'system:kube-controller-manager')}`,
+            '--leader-elect=false',
+            '--use-service-account-credentials=true',
+            `--service-account-private-key-file=${join(dir, 'sa.key')}`,
+            `--root-ca-file=${pki.caCert}`,
+            '--secure-port=0',
+            '--controllers=*',
+            '--v=1',
+          ],
+          join(dir, 'kube-controller-manager.log'),
+        ),
       );
     }
     if (options.scheduler === true) {
       processes.push(
-        startProcess('kube-scheduler', binaries.kubeScheduler, [
-          `--kubeconfig=${component('kube-scheduler', 'system:kube-scheduler')}`,
-          `--authentication-kubeconfig=${join(dir, 'kube-scheduler.kubeconfig')}`,
-          `--authorization-kubeconfig=${join(dir, 'kube-scheduler.kubeconfig')}`,
-          '--leader-elect=false',
-          '--bind-address=127.0.0.1',
-          `--secure-port=${await freePort()}`,
-          '--v=1',
-        ], join(dir, 'kube-scheduler.log')),
+        startProcess(
+          'kube-scheduler',
+          binaries.kubeScheduler,
+          [
+            `--kubeconfig=${component('kube-scheduler', 'system:kube-scheduler')}`,
+            `--authentication-kubeconfig=${join(dir, 'kube-scheduler.kubeconfig')}`,
+            `--authorization-kubeconfig=${join(dir, 'kube-scheduler.kubeconfig')}`,
+            '--leader-elect=false',
+            '--bind-address=127.0.0.1',
+            `--secure-port=${await freePort()}`,
+            '--v=1',
+          ],
+          join(dir, 'kube-scheduler.log'),
+        ),
       );
     }
 
@@ -170,7 +191,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       dir,
       clientFor(user, groups = []) {
         const cert = pki.client(user, groups);
-        return track(KubeClient.fromKubeConfig(writeKubeconfig(join(dir, `${user.replaceAll(':', '-')}.kubeconfig`), server, pki.caCert, user, cert), { qps: 1_000, burst: 1_000 }));
+        return track(
+          KubeClient.fromKubeConfig(writeKubeconfig(join(dir, `${user.replaceAll(':', '-')}.kubeconfig`), server, pki.caCert, user, cert), {
+            qps: 1_000,
+            burst: 1_000,
+          }),
+        );
       },
       clientWithToken(token) {
         const config = new KubeConfig();

@@ -32,7 +32,9 @@ export async function installCrds(client: KubeClient, dir = CHART_CRDS_DIR): Pro
     await waitFor(
       `CRD ${name}`,
       async () => {
-        const live = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(resourceTypes.customResourceDefinition, { name });
+        const live = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(resourceTypes.customResourceDefinition, {
+          name,
+        });
         return live.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True') === true;
       },
       { timeoutMs: 30_000 },

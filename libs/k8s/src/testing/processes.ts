@@ -57,7 +57,11 @@ export function startProcess(name: string, command: string, args: readonly strin
 }
 
 /** Polls `probe` until it resolves true; fails with `describe()` after `timeoutMs` or if `alive()` turns false. */
-export async function waitFor(what: string, probe: () => Promise<boolean>, options: { timeoutMs: number; alive?: () => boolean; describe?: () => string }): Promise<void> {
+export async function waitFor(
+  what: string,
+  probe: () => Promise<boolean>,
+  options: { timeoutMs: number; alive?: () => boolean; describe?: () => string },
+): Promise<void> {
   const deadline = performance.now() + options.timeoutMs;
   for (;;) {
     if (options.alive !== undefined && !options.alive()) throw new Error(`${what}: process exited. ${options.describe?.() ?? ''}`);

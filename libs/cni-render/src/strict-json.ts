@@ -25,7 +25,14 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
 
 export type JsonParseError = { readonly kind: 'syntax' | 'duplicate-key' | 'too-deep'; readonly message: string; readonly position: number };
 
-export type JsonParseResult = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly error: JsonParseError };
+export type JsonParseResult =
+  | {
+      readonly ok: true;
+      readonly value: JsonValue;
+      /** For an array document: the exact source text of each element, in order. */
+      readonly elementTexts: readonly string[];
+    }
+  | { readonly ok: false; readonly error: JsonParseError };
 
 /** Nesting bound: deeper documents are rejected instead of exhausting the stack. */
 export const MAX_DEPTH = 128;
@@ -39,11 +46,18 @@ class ParseFailure extends Error {
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** Escapes and control characters: a string without them (the common case) is taken in one step. */
+// eslint-disable-next-line no-control-regex -- JSON strings may not contain raw control characters
+const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
+/** Characters JSON.stringify would escape (quotes, backslash, controls, lone surrogates). */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 class Parser {
   private index = 0;
   private readonly text: string;
+  readonly elementTexts: string[] = [];
 
   constructor(text: string) {
     this.text = text;
@@ -102,6 +116,14 @@ class Parser {
   }
 
   private parseString(): string {
+    const end = this.text.indexOf('"', this.index + 1);
+    if (end > 0) {
+      const body = this.text.slice(this.index + 1, end);
+      if (!ESCAPE_OR_CONTROL.test(body)) {
+        this.index = end + 1;
+        return body;
+      }
+    }
     this.index += 1; // opening quote
     let out = '';
     let start = this.index;
@@ -145,7 +167,9 @@ class Parser {
     }
     for (;;) {
       this.skipWhitespace();
+      const start = this.index;
       items.push(this.parseValue(depth + 1));
+      if (depth === 0) this.elementTexts.push(this.text.slice(start, this.index));
       this.skipWhitespace();
       const c = this.text[this.index];
       this.index += 1;
@@ -188,24 +212,30 @@ class Parser {
 /** Parses strictly (RFC 8259, no duplicate keys); never throws. */
 export function parseStrictJson(text: string): JsonParseResult {
   try {
-    return { ok: true, value: new Parser(text).parseDocument() };
+    const parser = new Parser(text);
+    const value = parser.parseDocument();
+    return { ok: true, value, elementTexts: parser.elementTexts };
   } catch (error) {
     if (error instanceof ParseFailure) return { ok: false, error: error.detail };
     throw error;
   }
 }
 
+function quote(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
 /** Compact serialization: numbers as written, keys in order, strings escaped as JSON.stringify does. */
 export function serializeJson(value: JsonValue): string {
   if (value === null) return 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return quote(value);
   if (value instanceof JsonNumber) return value.raw;
   if (Array.isArray(value)) return `[${value.map(serializeJson).join(',')}]`;
   let out = '{';
   let first = true;
   for (const [key, item] of value) {
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${serializeJson(item)}`;
+    out += `${first ? '' : ','}${quote(key)}:${serializeJson(item)}`;
     first = false;
   }
   return `${out}}`;

@@ -162,7 +162,9 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
 
   const networks = next.length === 0 ? null : serializeNetworkSelections(next);
   const registryValue = registry.value.entries.length === 0 ? null : serializeRegistry(registry.value);
-  const sameNetworks = networks === null ? selections.value.length === 0 : networks === serializeNetworkSelections(selections.value);
+  // Kept selections are the parsed objects themselves, so the list is unchanged exactly when it holds
+  // the same objects in the same order.
+  const sameNetworks = next.length === selections.value.length && next.every((selection, index) => selection === selections.value[index]);
   const sameRegistry = registryValue === null ? prior.entries.length === 0 : registryValue === serializeRegistry(prior);
   if (sameNetworks && sameRegistry) return ok({ changed: false, networks: currentNetworks ?? null, registry: currentRegistry ?? null });
 

@@ -12,6 +12,8 @@ export interface NetworkSelection {
   readonly namespace: string;
   readonly interface: string | undefined;
   readonly raw: JsonObject;
+  /** The entry's exact text in a JSON annotation; written back verbatim while the entry is kept. */
+  readonly text?: string;
 }
 
 /** Multus's rule for names in comma notation (and for namespaces there). */
@@ -90,6 +92,7 @@ function parseJsonSelections(raw: string, podNamespace: string, object?: ObjectR
       namespace: namespace === undefined || namespace === '' ? podNamespace : namespace,
       interface: iface === '' ? undefined : iface,
       raw: entry,
+      text: parsed.elementTexts[index],
     });
   }
   return ok(selections);

@@ -2,9 +2,10 @@ import { serializeJson } from '../strict-json.ts';
 import type { NetworkSelection } from './parse.ts';
 
 /**
- * The annotation value for a list of selections: a compact JSON array of the raw objects, so every
- * field a user wrote is kept in its order. Comma notation comes back as the equivalent objects.
+ * The annotation value for a list of selections: a JSON array whose entries keep the exact text they
+ * were parsed from (every field, its order, even its formatting) and new entries in compact form.
+ * Comma notation comes back as the equivalent objects.
  */
 export function serializeNetworkSelections(selections: readonly NetworkSelection[]): string {
-  return `[${selections.map((selection) => serializeJson(selection.raw)).join(',')}]`;
+  return `[${selections.map((selection) => selection.text ?? serializeJson(selection.raw)).join(',')}]`;
 }

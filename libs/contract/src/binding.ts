@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { type ObjectRef, type Result, fail, ok } from './errors.ts';
+import type { ObjectRef, Result } from './errors.ts';
 import { hex64Schema, interfaceNameSchema, namespaceSchema, objectNameSchema, pciAddressSchema, resourceVersionSchema, uuidSchema } from './format-schemas.ts';
-import { checkVersion, parseJsonObject } from './json-document.ts';
-import { describeFirstIssue } from './schema-issues.ts';
+import { parseVersioned, validateVersioned } from './json-document.ts';
 
 export const BINDING_ANNOTATION_VERSION = 1;
 
@@ -33,27 +32,20 @@ export const bindingAnnotationV1Schema = z.strictObject({
 
 export type BindingAnnotationV1 = z.infer<typeof bindingAnnotationV1Schema>;
 
+const bindingDocument = {
+  version: BINDING_ANNOTATION_VERSION,
+  schema: bindingAnnotationV1Schema,
+  invalid: 'InvalidBindingAnnotation',
+  unsupported: 'UnsupportedBindingVersion',
+} as const;
+
 export function validateBindingAnnotation(document: unknown, object?: ObjectRef): Result<BindingAnnotationV1> {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    return fail('InvalidBindingAnnotation', 'must be a JSON object', { object });
-  }
-  const version = checkVersion(
-    document as Record<string, unknown>,
-    BINDING_ANNOTATION_VERSION,
-    'InvalidBindingAnnotation',
-    'UnsupportedBindingVersion',
-    object,
-  );
-  if (!version.ok) return version;
-  const parsed = bindingAnnotationV1Schema.safeParse(document);
-  if (!parsed.success) return fail('InvalidBindingAnnotation', describeFirstIssue(parsed.error), { object });
-  return ok(parsed.data);
+  return validateVersioned(document, bindingDocument, object);
 }
 
 /** Parses the raw annotation value as found in metadata.annotations. */
 export function parseBindingAnnotation(raw: string, object?: ObjectRef): Result<BindingAnnotationV1> {
-  const document = parseJsonObject(raw, 'InvalidBindingAnnotation', object);
-  return document.ok ? validateBindingAnnotation(document.value, object) : document;
+  return parseVersioned(raw, bindingDocument, object);
 }
 
 /** Compact JSON with the field order of §6.4, so equal bindings always serialize to equal bytes. */

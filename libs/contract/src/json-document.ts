@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import { type ErrorCode, type ObjectRef, type Result, fail, ok } from './errors.ts';
+import { describeFirstIssue } from './schema-issues.ts';
 
 /**
  * Parses a JSON document that must be an object, as every contract annotation is. Never throws: bad
@@ -17,22 +19,31 @@ export function parseJsonObject(raw: string, code: ErrorCode, object?: ObjectRef
   return ok(value as Record<string, unknown>);
 }
 
-/**
- * Splits version handling out of schema validation so an unknown version is reported as such
- * (an upgrade problem) and not as a malformed document (a data problem).
- */
-export function checkVersion(
-  document: Record<string, unknown>,
-  supported: number,
-  invalid: ErrorCode,
-  unsupported: ErrorCode,
-  object?: ObjectRef,
-): Result<void> {
-  const version = document['version'];
-  if (version === undefined) return fail(invalid, 'has no version field', { object });
+/** A versioned contract document: its supported version, its schema and its two error codes. */
+export interface VersionedDocument<T> {
+  readonly version: number;
+  readonly schema: z.ZodType<T>;
+  /** Malformed data. */
+  readonly invalid: ErrorCode;
+  /** Well-formed, but a version this build does not read: an upgrade problem, not a data problem. */
+  readonly unsupported: ErrorCode;
+}
+
+/** Validates a decoded document: an object, at the supported version, matching the schema. */
+export function validateVersioned<T>(document: unknown, kind: VersionedDocument<T>, object?: ObjectRef): Result<T> {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return fail(kind.invalid, 'must be a JSON object', { object });
+  const version = (document as Record<string, unknown>)['version'];
+  if (version === undefined) return fail(kind.invalid, 'has no version field', { object });
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    return fail(invalid, `version ${JSON.stringify(version)} is not a positive integer`, { object });
+    return fail(kind.invalid, `version ${JSON.stringify(version)} is not a positive integer`, { object });
   }
-  if (version !== supported) return fail(unsupported, `version ${version} is not supported (this build reads version ${supported})`, { object });
-  return ok(undefined);
+  if (version !== kind.version) return fail(kind.unsupported, `version ${version} is not supported (this build reads version ${kind.version})`, { object });
+  const parsed = kind.schema.safeParse(document);
+  return parsed.success ? ok(parsed.data) : fail(kind.invalid, describeFirstIssue(parsed.error), { object });
+}
+
+/** Parses and validates a raw annotation value. */
+export function parseVersioned<T>(raw: string, kind: VersionedDocument<T>, object?: ObjectRef): Result<T> {
+  const document = parseJsonObject(raw, kind.invalid, object);
+  return document.ok ? validateVersioned(document.value, kind, object) : document;
 }

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { type ObjectRef, type Result, fail, ok } from './errors.ts';
 import { hex64Schema, interfaceNameSchema, namespaceSchema, shadowNameSchema, uuidSchema } from './format-schemas.ts';
 import { shadowNameFor } from './identity.ts';
-import { checkVersion, parseJsonObject } from './json-document.ts';
-import { describeFirstIssue } from './schema-issues.ts';
+import { parseVersioned, validateVersioned } from './json-document.ts';
 import type { GeneratedSelection } from './selection.ts';
 
 export const REGISTRY_VERSION = 1;
@@ -61,21 +60,22 @@ function checkEntries(registry: RegistryV1, object?: ObjectRef): Result<Registry
   return ok(registry);
 }
 
+const registryDocument = {
+  version: REGISTRY_VERSION,
+  schema: registryV1Schema,
+  invalid: 'InvalidManagedNetworksRegistry',
+  unsupported: 'UnsupportedRegistryVersion',
+} as const;
+
 export function validateRegistry(document: unknown, object?: ObjectRef): Result<RegistryV1> {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    return fail('InvalidManagedNetworksRegistry', 'must be a JSON object', { object });
-  }
-  const version = checkVersion(document as Record<string, unknown>, REGISTRY_VERSION, 'InvalidManagedNetworksRegistry', 'UnsupportedRegistryVersion', object);
-  if (!version.ok) return version;
-  const parsed = registryV1Schema.safeParse(document);
-  if (!parsed.success) return fail('InvalidManagedNetworksRegistry', describeFirstIssue(parsed.error), { object });
-  return checkEntries(parsed.data, object);
+  const registry = validateVersioned(document, registryDocument, object);
+  return registry.ok ? checkEntries(registry.value, object) : registry;
 }
 
 /** Parses the raw value of the managed-networks annotation. */
 export function parseRegistry(raw: string, object?: ObjectRef): Result<RegistryV1> {
-  const document = parseJsonObject(raw, 'InvalidManagedNetworksRegistry', object);
-  return document.ok ? validateRegistry(document.value, object) : document;
+  const registry = parseVersioned(raw, registryDocument, object);
+  return registry.ok ? checkEntries(registry.value, object) : registry;
 }
 
 /** Compact JSON in the field order of §6.4; entries keep their order. */

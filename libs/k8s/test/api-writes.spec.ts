@@ -1,7 +1,7 @@
 // Integration tests on a real kube-apiserver: JSON Patch preconditions, finalizer removal, CRD schema
 // validation and the driver's RBAC. Nothing here is mocked; a lost response is simulated by performing
 // the real request and then discarding its reply.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations } from '@sriov-dra/contract';
 import { KubeApiError, isApiError } from '../src/api-errors.ts';
 import { KubeClient, type KubeObject } from '../src/client.ts';
@@ -9,22 +9,10 @@ import { removeFinalizer } from '../src/finalizers.ts';
 import { ObjectReplacedError, patchGuarded } from '../src/guarded-patch.ts';
 import { annotationChanges, identityPreconditions } from '../src/json-patch.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { type ControlPlane, installCrds, startControlPlane } from '../src/testing/index.ts';
-import { createNamespace, createPod, ownedNad } from './fixtures.ts';
 
-let cp: ControlPlane;
-let admin: KubeClient;
+import { createNamespace, createPod, ownedNad, useControlPlane } from './fixtures.ts';
 
-beforeAll(async () => {
-  cp = await startControlPlane();
-  admin = cp.adminClient;
-  await installCrds(admin);
-  await createNamespace(admin, 'ai-workloads');
-}, 120_000);
-
-afterAll(async () => {
-  await cp.stop();
-}, 60_000);
+const shared = useControlPlane({ crds: true, namespace: 'ai-workloads' });
 
 /** Performs every request for real, then loses the reply of the chosen ones. */
 class ReplyDroppingClient extends KubeClient {
@@ -61,14 +49,14 @@ class InterleavingClient extends KubeClient {
 
 describe('JSON Patch with identity preconditions', () => {
   it('a failed test returns 422 and writes nothing', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'stale-patch');
-    await admin.patch(
+    const pod = await createPod(shared.admin, 'ai-workloads', 'stale-patch');
+    await shared.admin.patch(
       resourceTypes.pod,
       { namespace: 'ai-workloads', name: 'stale-patch' },
       { metadata: { labels: { moved: 'on' } } },
       'application/merge-patch+json',
     );
-    const error = await admin
+    const error = await shared.admin
       .patch(
         resourceTypes.pod,
         { namespace: 'ai-workloads', name: 'stale-patch' },
@@ -79,14 +67,14 @@ describe('JSON Patch with identity preconditions', () => {
     expect(error).toBeInstanceOf(KubeApiError);
     expect((error as KubeApiError).status).toBe(422);
     expect((error as KubeApiError).kind).toBe('Invalid');
-    const live = await admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'stale-patch' });
+    const live = await shared.admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'stale-patch' });
     expect(live.metadata.annotations).toBeUndefined();
   });
 
   it('re-reads and recomputes after losing a race, creating a missing annotations map', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'racing');
-    const interleaving = new InterleavingClient(admin, () =>
-      admin.patch(
+    const pod = await createPod(shared.admin, 'ai-workloads', 'racing');
+    const interleaving = new InterleavingClient(shared.admin, () =>
+      shared.admin.patch(
         resourceTypes.pod,
         { namespace: 'ai-workloads', name: 'racing' },
         { metadata: { annotations: { other: 'writer' } } },
@@ -112,39 +100,47 @@ describe('JSON Patch with identity preconditions', () => {
   });
 
   it('escapes "/" in annotation keys and removes only the named keys', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'escaping', { annotations: { keep: 'me', drop: 'me', [annotations.networks]: 'old' } });
-    const result = await patchGuarded<KubeObject>(admin, resourceTypes.pod, { namespace: 'ai-workloads', name: 'escaping', uid: pod.metadata.uid }, (live) =>
-      annotationChanges(live.metadata.annotations, { [annotations.networks]: 'new', [annotations.managedNetworks]: '{}', drop: null }),
+    const pod = await createPod(shared.admin, 'ai-workloads', 'escaping', { annotations: { keep: 'me', drop: 'me', [annotations.networks]: 'old' } });
+    const result = await patchGuarded<KubeObject>(
+      shared.admin,
+      resourceTypes.pod,
+      { namespace: 'ai-workloads', name: 'escaping', uid: pod.metadata.uid },
+      (live) => annotationChanges(live.metadata.annotations, { [annotations.networks]: 'new', [annotations.managedNetworks]: '{}', drop: null }),
     );
     expect(result.object.metadata.annotations).toEqual({ keep: 'me', [annotations.networks]: 'new', [annotations.managedNetworks]: '{}' });
   });
 
   it('reports a replaced object (same name, new UID) and writes nothing', async () => {
-    const old = await createPod(admin, 'ai-workloads', 'replaced');
-    await admin.delete(resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced' }, { gracePeriodSeconds: 0 });
-    await createPod(admin, 'ai-workloads', 'replaced');
-    const outcome = patchGuarded<KubeObject>(admin, resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced', uid: old.metadata.uid }, (live) =>
+    const old = await createPod(shared.admin, 'ai-workloads', 'replaced');
+    await shared.admin.delete(resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced' }, { gracePeriodSeconds: 0 });
+    await createPod(shared.admin, 'ai-workloads', 'replaced');
+    const outcome = patchGuarded<KubeObject>(shared.admin, resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced', uid: old.metadata.uid }, (live) =>
       annotationChanges(live.metadata.annotations, { x: 'y' }),
     );
     await expect(outcome).rejects.toBeInstanceOf(ObjectReplacedError);
-    const live = await admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced' });
+    const live = await shared.admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced' });
     expect(live.metadata.annotations).toBeUndefined();
   });
 
   it('returns a genuinely invalid patch as final instead of retrying it', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'invalid-patch');
+    const pod = await createPod(shared.admin, 'ai-workloads', 'invalid-patch');
     let computations = 0;
-    const outcome = patchGuarded<KubeObject>(admin, resourceTypes.pod, { namespace: 'ai-workloads', name: 'invalid-patch', uid: pod.metadata.uid }, (live) => {
-      computations += 1;
-      return annotationChanges(live.metadata.annotations, { 'not/a/valid/key': 'x' });
-    });
+    const outcome = patchGuarded<KubeObject>(
+      shared.admin,
+      resourceTypes.pod,
+      { namespace: 'ai-workloads', name: 'invalid-patch', uid: pod.metadata.uid },
+      (live) => {
+        computations += 1;
+        return annotationChanges(live.metadata.annotations, { 'not/a/valid/key': 'x' });
+      },
+    );
     await expect(outcome).rejects.toMatchObject({ kind: 'Invalid', status: 422 });
     expect(computations).toBe(1);
   });
 
   it('settles a lost response by re-reading: the change is not applied twice', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'lost-reply');
-    const dropping = new ReplyDroppingClient(admin, (method) => method === 'PATCH');
+    const pod = await createPod(shared.admin, 'ai-workloads', 'lost-reply');
+    const dropping = new ReplyDroppingClient(shared.admin, (method) => method === 'PATCH');
     const result = await patchGuarded<KubeObject>(
       dropping,
       resourceTypes.pod,
@@ -162,8 +158,8 @@ describe('finalizer removal', () => {
   const foreign = ['example.com/backup-protection', 'example.com/audit'];
 
   it('removes only its own finalizer and keeps foreign ones in order', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'owner-a');
-    const nad = await admin.create(
+    const pod = await createPod(shared.admin, 'ai-workloads', 'owner-a');
+    const nad = await shared.admin.create(
       resourceTypes.networkAttachmentDefinition,
       ownedNad(pod, 'shadow-a', [foreign[0] ?? '', ATTACHMENT_PROTECTION_FINALIZER, foreign[1] ?? '']),
       {
@@ -171,38 +167,40 @@ describe('finalizer removal', () => {
       },
     );
     const at = { namespace: 'ai-workloads', name: 'shadow-a', uid: nad.metadata.uid };
-    expect(await removeFinalizer(admin, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER)).toBe('removed');
-    const live = await admin.get(resourceTypes.networkAttachmentDefinition, at);
+    expect(await removeFinalizer(shared.admin, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER)).toBe('removed');
+    const live = await shared.admin.get(resourceTypes.networkAttachmentDefinition, at);
     expect(live.metadata.finalizers).toEqual(foreign);
-    expect(await removeFinalizer(admin, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER)).toBe('absent');
+    expect(await removeFinalizer(shared.admin, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER)).toBe('absent');
   });
 
   it('resolves a lost response by re-reading', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'owner-b');
-    const nad = await admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-b', [ATTACHMENT_PROTECTION_FINALIZER, ...foreign]), {
+    const pod = await createPod(shared.admin, 'ai-workloads', 'owner-b');
+    const nad = await shared.admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-b', [ATTACHMENT_PROTECTION_FINALIZER, ...foreign]), {
       namespace: 'ai-workloads',
     });
-    const dropping = new ReplyDroppingClient(admin, (method) => method === 'PATCH');
+    const dropping = new ReplyDroppingClient(shared.admin, (method) => method === 'PATCH');
     const at = { namespace: 'ai-workloads', name: 'shadow-b', uid: nad.metadata.uid };
     expect(await removeFinalizer(dropping, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER)).toBe('absent');
     dropping.close();
     expect(dropping.dropped).toBe(1);
-    expect((await admin.get(resourceTypes.networkAttachmentDefinition, at)).metadata.finalizers).toEqual(foreign);
+    expect((await shared.admin.get(resourceTypes.networkAttachmentDefinition, at)).metadata.finalizers).toEqual(foreign);
   });
 
   it('treats a vanished object as done and refuses a replacement', async () => {
     expect(
       await removeFinalizer(
-        admin,
+        shared.admin,
         resourceTypes.networkAttachmentDefinition,
         { namespace: 'ai-workloads', name: 'never-existed', uid: '00000000-0000-0000-0000-000000000001' },
         ATTACHMENT_PROTECTION_FINALIZER,
       ),
     ).toBe('gone');
-    const pod = await createPod(admin, 'ai-workloads', 'owner-c');
-    await admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-c', [ATTACHMENT_PROTECTION_FINALIZER]), { namespace: 'ai-workloads' });
+    const pod = await createPod(shared.admin, 'ai-workloads', 'owner-c');
+    await shared.admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-c', [ATTACHMENT_PROTECTION_FINALIZER]), {
+      namespace: 'ai-workloads',
+    });
     const outcome = removeFinalizer(
-      admin,
+      shared.admin,
       resourceTypes.networkAttachmentDefinition,
       { namespace: 'ai-workloads', name: 'shadow-c', uid: '00000000-0000-0000-0000-000000000002' },
       ATTACHMENT_PROTECTION_FINALIZER,
@@ -220,7 +218,7 @@ describe('CRD schemas enforced by the API server', () => {
   });
 
   it('accepts zero and false as present values and keeps spec.dra unpruned', async () => {
-    const created = await admin.create<KubeObject & { spec: { dra: unknown } }>(
+    const created = await shared.admin.create<KubeObject & { spec: { dra: unknown } }>(
       resourceTypes.sriovNetworkNodePolicy,
       policy({ 'example.com/tier': { int: 0 }, 'example.com/fast': { bool: false } }),
       {
@@ -237,7 +235,7 @@ describe('CRD schemas enforced by the API server', () => {
     ['a 65-character string', { 'example.com/a': { string: 'x'.repeat(65) } }],
     ['33 attributes', Object.fromEntries(Array.from({ length: 33 }, (_unused, i) => [`example.com/a${i}`, { int: i }]))],
   ])('rejects %s', async (_case, attributes) => {
-    const error = await admin
+    const error = await shared.admin
       .create(resourceTypes.sriovNetworkNodePolicy, policy(attributes), { namespace: 'ai-workloads' })
       .catch((caught: unknown) => caught);
     expect(isApiError(error) ? `${error.kind} ${error.status}` : error).toMatch(/^(Invalid 422|BadRequest 400)$/);
@@ -248,14 +246,14 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
   let driver: KubeClient;
 
   beforeAll(async () => {
-    await createNamespace(admin, 'dra-driver-sriov');
-    await createNamespace(admin, 'infra');
-    await admin.create(
+    await createNamespace(shared.admin, 'dra-driver-sriov');
+    await createNamespace(shared.admin, 'infra');
+    await shared.admin.create(
       resourceTypes.serviceAccount,
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'dra-driver-sriov' } },
       { namespace: 'dra-driver-sriov' },
     );
-    await admin.create(resourceTypes.clusterRole, {
+    await shared.admin.create(resourceTypes.clusterRole, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: 'dra-sriov-managed-networks' },
@@ -264,23 +262,23 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
         { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
       ],
     });
-    await admin.create(resourceTypes.clusterRoleBinding, {
+    await shared.admin.create(resourceTypes.clusterRoleBinding, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
       metadata: { name: 'dra-sriov-managed-networks' },
       subjects: [{ kind: 'ServiceAccount', name: 'dra-driver-sriov', namespace: 'dra-driver-sriov' }],
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'dra-sriov-managed-networks' },
     });
-    const request = (await admin.request({
+    const request = (await shared.admin.request({
       method: 'POST',
       path: '/api/v1/namespaces/dra-driver-sriov/serviceaccounts/dra-driver-sriov/token',
       body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } },
     })) as { status: { token: string } };
-    driver = cp.clientWithToken(request.status.token);
+    driver = shared.cp.clientWithToken(request.status.token);
   }, 60_000);
 
   it('creates a protected, Pod-owned shadow in one Create, patches the Pod and lists NADs cluster-wide', async () => {
-    const pod = await createPod(admin, 'ai-workloads', 'rbac-consumer');
+    const pod = await createPod(shared.admin, 'ai-workloads', 'rbac-consumer');
     const shadow = await driver.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'rbac-shadow', [ATTACHMENT_PROTECTION_FINALIZER]), {
       namespace: 'ai-workloads',
     });

@@ -1,25 +1,14 @@
 // Lease leader election and the events recorder against a real API server.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { KubeApiError } from '../src/api-errors.ts';
 import { KubeClient, type KubeObject } from '../src/client.ts';
 import { EventRecorder } from '../src/events.ts';
 import { LeaderElector } from '../src/leader-election.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { type ControlPlane, startControlPlane, waitFor } from '../src/testing/index.ts';
-import { createNamespace, createPod } from './fixtures.ts';
+import { waitFor } from '../src/testing/index.ts';
+import { createPod, useControlPlane } from './fixtures.ts';
 
-let cp: ControlPlane;
-let admin: KubeClient;
-
-beforeAll(async () => {
-  cp = await startControlPlane();
-  admin = cp.adminClient;
-  await createNamespace(admin, 'coord');
-}, 120_000);
-
-afterAll(async () => {
-  await cp.stop();
-}, 60_000);
+const shared = useControlPlane({ namespace: 'coord' });
 
 /** A client whose every request fails once `partitioned` is set, as if the node lost the API server. */
 class PartitionableClient extends KubeClient {
@@ -37,7 +26,7 @@ const timing = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 
 
 describe('LeaderElector', () => {
   it('elects one leader, hands over on release, and a partitioned leader steps down before a successor starts', async () => {
-    const clientA = new PartitionableClient(admin);
+    const clientA = new PartitionableClient(shared.admin);
     const overlap: string[] = [];
     const leading = new Set<string>();
     const elector = (identity: string, client: KubeClient): LeaderElector =>
@@ -57,7 +46,7 @@ describe('LeaderElector', () => {
           }),
       });
     const a = elector('a', clientA);
-    const b = elector('b', admin);
+    const b = elector('b', shared.admin);
     const stopA = new AbortController();
     const stopB = new AbortController();
     const runA = a.run(stopA.signal);
@@ -84,7 +73,7 @@ describe('LeaderElector', () => {
     await runA;
     clientA.close();
     expect(overlap).toEqual([]);
-    const lease = await admin.get<KubeObject & { spec: { holderIdentity?: string; leaseTransitions?: number } }>(resourceTypes.lease, {
+    const lease = await shared.admin.get<KubeObject & { spec: { holderIdentity?: string; leaseTransitions?: number } }>(resourceTypes.lease, {
       namespace: 'coord',
       name: 'driver-leader',
     });
@@ -95,9 +84,9 @@ describe('LeaderElector', () => {
 
 describe('EventRecorder', () => {
   it('folds repeats into one Event series and keeps distinct events apart', async () => {
-    const pod = await createPod(admin, 'coord', 'evented');
+    const pod = await createPod(shared.admin, 'coord', 'evented');
     const errors: unknown[] = [];
-    const recorder = new EventRecorder(admin, {
+    const recorder = new EventRecorder(shared.admin, {
       reportingController: 'sriovnetwork.k8snetworkplumbingwg.io/dra-driver',
       reportingInstance: 'worker-a',
       seriesUpdateIntervalMs: 0,
@@ -108,7 +97,7 @@ describe('EventRecorder', () => {
     for (let i = 0; i < 3; i += 1) await recorder.record(regarding, failure);
     await recorder.record(regarding, { ...failure, note: 'no template for 0000:03:00.2' });
     expect(errors).toEqual([]);
-    const events = await admin.list<KubeObject & { note: string; series?: { count: number }; regarding: { uid: string } }>(resourceTypes.event, {
+    const events = await shared.admin.list<KubeObject & { note: string; series?: { count: number }; regarding: { uid: string } }>(resourceTypes.event, {
       namespace: 'coord',
     });
     const mine = events.items.filter((event) => event.regarding.uid === pod.metadata.uid).map((event) => [event.note, event.series?.count ?? 1]);

@@ -1,31 +1,24 @@
 // The control plane's DRA path end to end, without a driver: kube-scheduler allocates devices from a
 // published ResourceSlice to a Pod's ResourceClaimTemplate claim (created by the resourceclaim
 // controller), reserves the claim for the Pod and binds the Pod to the node.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { DRIVER_NAME } from '@sriov-dra/contract';
-import type { KubeClient, KubeObject } from '../src/client.ts';
+import type { KubeObject } from '../src/client.ts';
 import { readPod, readResourceClaim } from '../src/reads.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { type ControlPlane, startControlPlane, waitFor } from '../src/testing/index.ts';
-import { createNamespace } from './fixtures.ts';
+import { waitFor } from '../src/testing/index.ts';
+import { useControlPlane } from './fixtures.ts';
 
-let cp: ControlPlane;
-let admin: KubeClient;
-
-beforeAll(async () => {
-  cp = await startControlPlane({ controllerManager: true, scheduler: true });
-  admin = cp.adminClient;
-  await createNamespace(admin, 'dra');
-}, 120_000);
-
-afterAll(async () => {
-  await cp.stop();
-}, 60_000);
+const shared = useControlPlane({ controllerManager: true, scheduler: true, namespace: 'dra' });
 
 async function readyNode(name: string): Promise<KubeObject> {
-  const node = await admin.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } });
+  const node = await shared.admin.create(resourceTypes.node, {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+  });
   const now = new Date().toISOString();
-  await admin.patch(
+  await shared.admin.patch(
     resourceTypes.node,
     { name, subresource: 'status' },
     {
@@ -43,13 +36,13 @@ async function readyNode(name: string): Promise<KubeObject> {
 describe('DRA allocation by the real scheduler', () => {
   it('allocates a VF from the node slice to a ResourceClaimTemplate claim and binds the Pod', async () => {
     await readyNode('worker-a');
-    await admin.create(resourceTypes.deviceClass, {
+    await shared.admin.create(resourceTypes.deviceClass, {
       apiVersion: 'resource.k8s.io/v1',
       kind: 'DeviceClass',
       metadata: { name: DRIVER_NAME },
       spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
     });
-    await admin.create(resourceTypes.resourceSlice, {
+    await shared.admin.create(resourceTypes.resourceSlice, {
       apiVersion: 'resource.k8s.io/v1',
       kind: 'ResourceSlice',
       metadata: { name: 'worker-a-vfs' },
@@ -66,7 +59,7 @@ describe('DRA allocation by the real scheduler', () => {
         })),
       },
     });
-    await admin.create(
+    await shared.admin.create(
       resourceTypes.resourceClaimTemplate,
       {
         apiVersion: 'resource.k8s.io/v1',
@@ -76,7 +69,7 @@ describe('DRA allocation by the real scheduler', () => {
       },
       { namespace: 'dra' },
     );
-    const pod = await admin.create(
+    const pod = await shared.admin.create(
       resourceTypes.pod,
       {
         apiVersion: 'v1',
@@ -91,10 +84,10 @@ describe('DRA allocation by the real scheduler', () => {
       { namespace: 'dra' },
     );
 
-    await waitFor('Pod scheduled', async () => (await readPod(admin, 'dra', 'consumer')).spec.nodeName === 'worker-a', { timeoutMs: 60_000 });
-    const bound = await readPod(admin, 'dra', 'consumer');
+    await waitFor('Pod scheduled', async () => (await readPod(shared.admin, 'dra', 'consumer')).spec.nodeName === 'worker-a', { timeoutMs: 60_000 });
+    const bound = await readPod(shared.admin, 'dra', 'consumer');
     const claimName = bound.status?.resourceClaimStatuses?.[0]?.resourceClaimName ?? '';
-    const claim = await readResourceClaim(admin, 'dra', claimName);
+    const claim = await readResourceClaim(shared.admin, 'dra', claimName);
     expect(claim.status?.allocation?.devices?.results).toEqual([
       expect.objectContaining({ request: 'nic', driver: DRIVER_NAME, pool: 'worker-a', device: expect.stringMatching(/^0000-03-00-[12]$/) as unknown }),
     ]);

@@ -1,6 +1,7 @@
-import { annotations } from '@sriov-dra/contract';
+import { afterAll, beforeAll } from '@jest/globals';
 import type { KubeClient, KubeObject } from '../src/client.ts';
 import { resourceTypes } from '../src/resources.ts';
+import { type ControlPlane, type ControlPlaneOptions, installCrds, startControlPlane } from '../src/testing/index.ts';
 
 export async function createNamespace(client: KubeClient, name: string): Promise<void> {
   await client.create(resourceTypes.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -40,4 +41,33 @@ export function ownedNad(pod: KubeObject, name: string, finalizers: readonly str
   };
 }
 
-export const networksKey = annotations.networks;
+export interface SharedControlPlane {
+  readonly cp: ControlPlane;
+  readonly admin: KubeClient;
+}
+
+/**
+ * One control plane for a test file: started before its tests (with the chart CRDs and `namespace`
+ * when asked), stopped after them. Read `cp`/`admin` inside tests, not at module load.
+ */
+export function useControlPlane(options: ControlPlaneOptions & { readonly crds?: boolean; readonly namespace?: string } = {}): SharedControlPlane {
+  let started: ControlPlane | undefined;
+  const shared = {
+    get cp(): ControlPlane {
+      if (started === undefined) throw new Error('the control plane is available only inside tests');
+      return started;
+    },
+    get admin(): KubeClient {
+      return shared.cp.adminClient;
+    },
+  };
+  beforeAll(async () => {
+    started = await startControlPlane(options);
+    if (options.crds === true) await installCrds(started.adminClient);
+    if (options.namespace !== undefined) await createNamespace(started.adminClient, options.namespace);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  }, 60_000);
+  return shared;
+}

@@ -1,26 +1,14 @@
 // The informer on a real API server: it converges after a kube-apiserver restart and after its watch
 // position expires (410 Gone), without missing or repeating a change.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { isApiError } from '../src/api-errors.ts';
-import type { KubeClient, KubeObject } from '../src/client.ts';
+import type { KubeObject } from '../src/client.ts';
 import { Informer } from '../src/informer.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { type ControlPlane, installCrds, startControlPlane, waitFor } from '../src/testing/index.ts';
-import { createNamespace } from './fixtures.ts';
+import { type ControlPlane, waitFor } from '../src/testing/index.ts';
+import { useControlPlane } from './fixtures.ts';
 
-let cp: ControlPlane;
-let admin: KubeClient;
-
-beforeAll(async () => {
-  cp = await startControlPlane();
-  admin = cp.adminClient;
-  await installCrds(admin);
-  await createNamespace(admin, 'informer');
-}, 120_000);
-
-afterAll(async () => {
-  await cp.stop();
-}, 60_000);
+const shared = useControlPlane({ crds: true, namespace: 'informer' });
 
 const nad = (name: string, config: string) => ({
   apiVersion: 'k8s.cni.cncf.io/v1',
@@ -43,7 +31,7 @@ describe('Informer', () => {
       seen.push({ type, name: object.metadata.name, resourceVersion: object.metadata.resourceVersion });
     };
     const informer = new Informer<KubeObject>(
-      admin,
+      shared.admin,
       resourceTypes.networkAttachmentDefinition,
       {
         onAdd: record('add'),
@@ -60,33 +48,33 @@ describe('Informer', () => {
       },
     );
     const stop = new AbortController();
-    for (let i = 0; i < 5; i += 1) await admin.create(resourceTypes.networkAttachmentDefinition, nad(`before-${i}`, '{}'), { namespace: 'informer' });
+    for (let i = 0; i < 5; i += 1) await shared.admin.create(resourceTypes.networkAttachmentDefinition, nad(`before-${i}`, '{}'), { namespace: 'informer' });
     const running = informer.run(stop.signal);
     await informer.waitForSync();
     expect(informer.list()).toHaveLength(5);
 
-    await cp.restartApiServer();
+    await shared.cp.restartApiServer();
     // Changes made while the informer reconnects: create, update, delete.
-    for (let i = 0; i < 5; i += 1) await admin.create(resourceTypes.networkAttachmentDefinition, nad(`after-${i}`, '{}'), { namespace: 'informer' });
-    await admin.patch(
+    for (let i = 0; i < 5; i += 1) await shared.admin.create(resourceTypes.networkAttachmentDefinition, nad(`after-${i}`, '{}'), { namespace: 'informer' });
+    await shared.admin.patch(
       resourceTypes.networkAttachmentDefinition,
       { namespace: 'informer', name: 'before-0' },
       { spec: { config: '{"v":2}' } },
       'application/merge-patch+json',
     );
-    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: 'informer', name: 'before-1' });
+    await shared.admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: 'informer', name: 'before-1' });
 
     const converged = async (): Promise<boolean> => {
-      const live = await admin.list(resourceTypes.networkAttachmentDefinition, { namespace: 'informer' });
+      const live = await shared.admin.list(resourceTypes.networkAttachmentDefinition, { namespace: 'informer' });
       const cached = new Map(informer.list().map((object) => [object.metadata.name, object.metadata.resourceVersion]));
       return live.items.length === cached.size && live.items.every((item) => cached.get(item.metadata.name) === item.metadata.resourceVersion);
     };
     await waitFor('informer converged after restart', converged, { timeoutMs: 60_000 });
 
     // Force an expired watch position: the next watch starts from a resourceVersion etcd has compacted.
-    await compactEtcd(cp);
-    await cp.restartApiServer();
-    await admin.create(resourceTypes.networkAttachmentDefinition, nad('after-compaction', '{}'), { namespace: 'informer' });
+    await compactEtcd(shared.cp);
+    await shared.cp.restartApiServer();
+    await shared.admin.create(resourceTypes.networkAttachmentDefinition, nad('after-compaction', '{}'), { namespace: 'informer' });
     await waitFor('informer converged after compaction', converged, { timeoutMs: 60_000 });
 
     stop.abort();

@@ -32,8 +32,10 @@ export function objectKey(object: KubeObject): string {
   return object.metadata.namespace === undefined ? object.metadata.name : `${object.metadata.namespace}/${object.metadata.name}`;
 }
 
-/** Thrown internally to abandon a silent watch. */
-class WatchIdleError extends Error {}
+/** Reported to onError when the watchdog abandons a silent watch (which is then reopened). */
+export class WatchIdleError extends Error {
+  override readonly name = 'WatchIdleError';
+}
 
 /**
  * List+watch cache of one resource type. It restarts itself on any failure with backoff, relists on

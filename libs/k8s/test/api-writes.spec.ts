@@ -228,6 +228,29 @@ describe('CRD schemas enforced by the API server', () => {
     expect(created.spec.dra).toEqual({ attributes: { 'example.com/tier': { int: 0 }, 'example.com/fast': { bool: false } } });
   });
 
+  it('keeps status.conditions written through the status subresource', async () => {
+    const created = await shared.admin.create(resourceTypes.sriovNetworkNodePolicy, policy({}), { namespace: 'ai-workloads' });
+    const condition = {
+      type: 'DRAConfigurationReady',
+      status: 'False',
+      reason: 'SriovNetworkNotFound',
+      message: 'SriovNetwork sriov-network-operator/rail-a-net not found',
+      observedGeneration: 1,
+      lastTransitionTime: '2026-11-30T00:00:00Z',
+    };
+    await shared.admin.patch(
+      resourceTypes.sriovNetworkNodePolicy,
+      { namespace: 'ai-workloads', name: created.metadata.name, subresource: 'status' },
+      { status: { conditions: [condition] } },
+      'application/merge-patch+json',
+    );
+    const live = await shared.admin.get<KubeObject & { status?: { conditions?: unknown[] } }>(resourceTypes.sriovNetworkNodePolicy, {
+      namespace: 'ai-workloads',
+      name: created.metadata.name,
+    });
+    expect(live.status?.conditions).toEqual([condition]);
+  });
+
   it.each([
     ['two members', { 'example.com/a': { int: 1, string: '1' } }],
     ['a list value', { 'example.com/a': { strings: ['x'] } }],

@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { isApiError } from '../src/api-errors.ts';
 import type { KubeObject } from '../src/client.ts';
-import { Informer } from '../src/informer.ts';
+import { Informer, WatchIdleError } from '../src/informer.ts';
 import { resourceTypes } from '../src/resources.ts';
 import { type ControlPlane, waitFor } from '../src/testing/index.ts';
 import { useControlPlane } from './fixtures.ts';
@@ -93,6 +93,47 @@ describe('Informer', () => {
     expect(errors.some((error) => isApiError(error, 'Gone'))).toBe(true);
     expect(informer.lists).toBeGreaterThanOrEqual(2);
   }, 180_000);
+});
+
+describe('Informer watchdog and resync', () => {
+  it('reopens a silent watch and replays its store periodically', async () => {
+    const errors: unknown[] = [];
+    const added: string[] = [];
+    let resyncs = 0;
+    const informer = new Informer<KubeObject>(
+      shared.admin,
+      resourceTypes.networkAttachmentDefinition,
+      {
+        onAdd: (object) => added.push(object.metadata.name),
+        onUpdate: (previous, current) => {
+          if (previous === current) resyncs += 1;
+        },
+      },
+      { namespace: 'informer', labelSelector: 'watchdog=test', watchIdleMs: 400, resyncMs: 200, onError: (error) => errors.push(error) },
+    );
+    await shared.admin.create(
+      resourceTypes.networkAttachmentDefinition,
+      { ...nad('quiet-0', '{}'), metadata: { name: 'quiet-0', namespace: 'informer', labels: { watchdog: 'test' } } },
+      { namespace: 'informer' },
+    );
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await informer.waitForSync();
+    await waitFor('the watchdog abandons a silent watch twice', () => Promise.resolve(errors.filter((error) => error instanceof WatchIdleError).length >= 2), {
+      timeoutMs: 10_000,
+    });
+    await shared.admin.create(
+      resourceTypes.networkAttachmentDefinition,
+      { ...nad('quiet-1', '{}'), metadata: { name: 'quiet-1', namespace: 'informer', labels: { watchdog: 'test' } } },
+      { namespace: 'informer' },
+    );
+    await waitFor('the reopened watch delivers', () => Promise.resolve(added.includes('quiet-1')), { timeoutMs: 10_000 });
+    stop.abort();
+    await running;
+    expect(added).toEqual(['quiet-0', 'quiet-1']);
+    expect(resyncs).toBeGreaterThanOrEqual(2);
+    expect(errors.every((error) => error instanceof WatchIdleError)).toBe(true);
+  }, 60_000);
 });
 
 /** Compacts etcd to its current revision through its HTTP gateway, so every older revision is gone. */

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheRoot, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { cacheRoot, installCrds, isProcessAlive as alive, startControlPlane } from '@sriov-dra/k8s/testing';
 
 const stateDir = join(cacheRoot(), 'cluster');
 const stateFile = join(stateDir, 'state.json');
@@ -21,15 +21,6 @@ interface State {
 
 function readState(): State | undefined {
   return existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as State) : undefined;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function serve(): Promise<void> {

@@ -2,16 +2,7 @@
 // no process and no listening port behind.
 import { connect } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_K8S_VERSION, startControlPlane } from '../src/testing/index.ts';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { DEFAULT_K8S_VERSION, isProcessAlive as alive, startControlPlane } from '../src/testing/index.ts';
 
 function refused(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);

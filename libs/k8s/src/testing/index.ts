@@ -1,4 +1,4 @@
 export * from './binaries.ts';
 export * from './control-plane.ts';
 export * from './crds.ts';
-export { freePort, waitFor } from './processes.ts';
+export { freePort, isProcessAlive, waitFor } from './processes.ts';

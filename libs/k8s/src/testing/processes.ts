@@ -2,6 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { createServer } from 'node:net';
 
+/** Whether a process with this PID exists (signal 0 probes without signalling). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Asks the kernel for a free loopback port. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -4,7 +4,7 @@
 //   down:  stops it and removes its files.
 // State lives in $SRIOV_DRA_CACHE/cluster/state.json.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot, installCrds, isProcessAlive as alive, startControlPlane } from '@sriov-dra/k8s/testing';
@@ -45,10 +45,12 @@ async function up(): Promise<void> {
   mkdirSync(stateDir, { recursive: true });
   rmSync(stateFile, { force: true });
   const log = join(stateDir, 'supervisor.log');
+  const out = openSync(log, 'w');
   const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', fileURLToPath(import.meta.url), 'serve'], {
     detached: true,
-    stdio: ['ignore', openSync(log, 'w'), openSync(log, 'a')],
+    stdio: ['ignore', out, out],
   });
+  closeSync(out);
   child.unref();
   const deadline = Date.now() + 120_000;
   while (readState() === undefined) {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** Whether a process with this PID exists (signal 0 probes without signalling). */
@@ -45,6 +45,8 @@ export interface ManagedProcess {
 export function startProcess(name: string, command: string, args: readonly string[], logFile: string): ManagedProcess {
   const out = openSync(logFile, 'a');
   const child = spawn(command, args, { stdio: ['ignore', out, out] });
+  // The child holds its own copy; keeping ours would leak one descriptor per component start.
+  closeSync(out);
   running.add(child);
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => {

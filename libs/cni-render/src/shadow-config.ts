@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type ObjectRef, type Result, fail, ok } from '@sriov-dra/contract';
+import { type JsonObject, type JsonValue, type ObjectRef, type Result, fail, isJsonObject, ok, parseStrictJson, serializeJson } from '@sriov-dra/contract';
 import { effectiveCniName, isCniNetworkName } from './cni-name.ts';
 import { normalizePciAddress } from './pci-address.ts';
-import { type JsonObject, type JsonValue, isJsonObject, parseStrictJson, serializeJson } from './strict-json.ts';
 
 /** CNI versions the supported libcni/sriov-cni/IPAM combination executes. */
 export const SUPPORTED_CNI_VERSIONS: readonly string[] = ['0.4.0', '1.0.0', '1.1.0'];

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { JsonNumber, type JsonObject, type JsonValue } from '../src/strict-json.ts';
+import { JsonNumber, type JsonObject, type JsonValue } from '@sriov-dra/contract';
 
 /** JSON numbers as a person might write them, including ones float64 cannot hold exactly. */
 const numberText = fc.oneof(

@@ -1,10 +1,9 @@
-import { annotations, isSriovDraError } from '@sriov-dra/contract';
+import { annotations, isSriovDraError, parseStrictJson, serializeJson } from '@sriov-dra/contract';
 import fc from 'fast-check';
 import { type MergeInput, mergeManagedSelections } from '../src/selections/merge.ts';
 import { parseNetworkSelections } from '../src/selections/parse.ts';
 import { serializeNetworkSelections } from '../src/selections/serialize.ts';
 import { renderShadowConfig } from '../src/shadow-config.ts';
-import { parseStrictJson, serializeJson } from '../src/strict-json.ts';
 import { jsonValue, pciAddress, sourceConfig } from './arbitraries.ts';
 import { CLAIM_A, CLAIM_B, POD, managed } from './managed.ts';
 

@@ -12,3 +12,4 @@ export * from './nad-reference.ts';
 export * from './device-attributes.ts';
 export * from './resource-policy.ts';
 export * from './node-policy-dra.ts';
+export * from './strict-json.ts';

@@ -1,4 +1,5 @@
 import {
+  type JsonValue,
   type ObjectRef,
   type RegistryEntry,
   type RegistryV1,
@@ -11,7 +12,6 @@ import {
   serializeRegistry,
   validateRegistry,
 } from '@sriov-dra/contract';
-import type { JsonValue } from '../strict-json.ts';
 import { type NetworkSelection, parseNetworkSelections } from './parse.ts';
 import { serializeNetworkSelections } from './serialize.ts';
 

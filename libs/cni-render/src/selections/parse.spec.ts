@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { serializeJson } from '../strict-json.ts';
+import { serializeJson } from '@sriov-dra/contract';
 import { parseNetworkSelections } from './parse.ts';
 import { serializeNetworkSelections } from './serialize.ts';
 

@@ -1,6 +1,16 @@
-import { type ObjectRef, type Result, annotations, fail, isInterfaceName, ok } from '@sriov-dra/contract';
+import {
+  type JsonObject,
+  type JsonValue,
+  type ObjectRef,
+  type Result,
+  annotations,
+  fail,
+  isInterfaceName,
+  isJsonObject,
+  ok,
+  parseStrictJson,
+} from '@sriov-dra/contract';
 import { isIP } from 'node:net';
-import { type JsonObject, type JsonValue, isJsonObject, parseStrictJson } from '../strict-json.ts';
 
 /**
  * One entry of k8s.v1.cni.cncf.io/networks: the typed view Multus acts on, plus the raw object exactly

@@ -1,4 +1,4 @@
-import { serializeJson } from '../strict-json.ts';
+import { serializeJson } from '@sriov-dra/contract';
 import type { NetworkSelection } from './parse.ts';
 
 /**

@@ -1,0 +1,37 @@
+// npm run mutate [project] [-- stryker options]: mutation testing with StrykerJS for the projects that
+// carry a `stryker.config.json` (libs/contract and libs/cni-render; both when no project is named).
+// Reports land in reports/mutation/<project>/ (git-ignored). Runs are incremental: only mutants whose
+// code or covering tests changed are retested; pass --force for a full run.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const projects = ['contract', 'cni-render'];
+
+const args = process.argv.slice(2);
+const named = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;
+const strykerArgs = named === undefined ? args : args.slice(1);
+if (named !== undefined && !projects.includes(named)) {
+  console.error(`mutate: unknown project ${JSON.stringify(named)}; choose one of ${projects.join(', ')} or none for all`);
+  process.exit(2);
+}
+
+// Property tests run 10^4 cases in the ordinary suite; each mutant reruns them, so a smaller count keeps
+// a mutation run within hours rather than days. An explicit PROPERTY_RUNS wins.
+const env = { ...process.env, PROPERTY_RUNS: process.env['PROPERTY_RUNS'] ?? '200' };
+
+let failed = false;
+for (const project of named === undefined ? projects : [named]) {
+  const config = `libs/${project}/stryker.config.json`;
+  if (!existsSync(`${root}${config}`)) throw new Error(`mutate: ${config} is missing`);
+  console.log(`mutate: ${project} (${config})`);
+  const run = spawnSync(process.execPath, ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run', config, ...strykerArgs], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+  // Stryker exits non-zero when the score is under the config's `thresholds.break`.
+  if (run.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);

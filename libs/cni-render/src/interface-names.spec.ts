@@ -38,6 +38,41 @@ describe('assignInterfaceNames', () => {
     );
   });
 
+  it('sorts every device of a claim referenced through several aliases under its lexically first alias, in any input order', () => {
+    // Claim uid-u is referenced as "z-pairs" and "a-pairs"; not every device is listed under both.
+    const u = { claimUID: 'uid-u' };
+    const devices = [
+      dev('z-pairs', 'nic', 'vf-1', u),
+      dev('a-pairs', 'nic', 'vf-2', u),
+      dev('m-extra', 'nic', 'vf-0'),
+      dev('z-pairs', 'nic-0', 'vf-3', u),
+      dev('a-pairs', 'nic-1', 'vf-3', u),
+    ];
+    fc.assert(
+      fc.property(fc.shuffledSubarray(devices, { minLength: devices.length }), (shuffled) => {
+        expect(names(shuffled)).toEqual(['vf-1=dra0', 'vf-2=dra1', 'vf-3=dra2', 'vf-0=dra3']);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reports the same rejection whatever order the devices come in', () => {
+    const devices = [
+      dev('x', 'r', 'd0', { claimUID: 'uid-a', explicitName: 'net1', requestDeviceCount: 2 }),
+      dev('a', 'r', 'd0', { explicitName: 'net1', requestDeviceCount: 2 }),
+      dev('b', 'r', 'd1'),
+      dev('c', 'r', 'd1'),
+      dev('d', 'r', 'd2', { explicitName: 'eth0' }),
+    ];
+    fc.assert(
+      fc.property(fc.shuffledSubarray(devices, { minLength: devices.length }), (shuffled) => {
+        const result = assignInterfaceNames(shuffled);
+        expect(result.ok ? 'ok' : result.error.detail).toBe('request r of claim a allocates 2 devices but names one interface "net1"');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('collapses one device seen through several requests or aliases, keeping the first', () => {
     expect(names([dev('b', 'r', 'd0'), dev('a', 'r', 'd0', { claimUID: 'uid-b' }), dev('a', 'q', 'd1', { claimUID: 'uid-a' })])).toEqual([
       'd1=dra0',

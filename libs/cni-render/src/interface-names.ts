@@ -24,11 +24,34 @@ export interface AssignedInterface {
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A device with the alias its claim sorts under. */
+interface Canonical {
+  readonly alias: string;
+  readonly device: AllocatedDevice;
+}
+
 /**
- * Deterministic interface names (§6.5): physical duplicates collapse first (one device seen through
- * several requests or aliases), then devices are ordered by claim alias, request, pool and device, and
- * the n-th gets `dra<n>` unless it has a valid explicit name. The order depends on allocations only —
- * never on RPC order or map iteration — so the names are the same on every retry and restart.
+ * The §6.5 order: canonical claim alias, request, pool, device. The alias as listed breaks the one tie
+ * left (a device listed under two aliases of its claim), so which entry is kept — and which rejection
+ * is reported first — follows from the allocations alone.
+ */
+function byOrder(a: Canonical, b: Canonical): number {
+  return (
+    compare(a.alias, b.alias) ||
+    compare(a.device.request, b.device.request) ||
+    compare(a.device.pool, b.device.pool) ||
+    compare(a.device.device, b.device.device) ||
+    compare(a.device.claimAlias, b.device.claimAlias)
+  );
+}
+
+/**
+ * Deterministic interface names (§6.5): every device of a claim sorts under the claim's lexically first
+ * alias, physical duplicates collapse (one device seen through several requests or aliases, keeping
+ * the first in that order), then devices are ordered by alias, request, pool and device, and the n-th
+ * gets `dra<n>` unless it has a valid explicit name. The input is put in that order before anything is
+ * decided, so neither the names nor a rejection depend on the order the caller lists devices in — never
+ * on RPC order or map iteration — and the names are the same on every retry and restart.
  */
 export function assignInterfaceNames(
   devices: readonly AllocatedDevice[],
@@ -36,8 +59,15 @@ export function assignInterfaceNames(
 ): Result<AssignedInterface[]> {
   const { object } = options;
   const primary = options.primaryInterface ?? 'eth0';
+  const aliases = new Map<string, string>();
+  for (const { claimUID, claimAlias } of devices) {
+    const known = aliases.get(claimUID);
+    if (known === undefined || claimAlias < known) aliases.set(claimUID, claimAlias);
+  }
+  const ordered = devices.map((device) => ({ alias: aliases.get(device.claimUID) ?? device.claimAlias, device })).sort(byOrder);
+  // Insertion order is the sorted order of each device's first (smallest) entry.
   const byDevice = new Map<string, AllocatedDevice>();
-  for (const candidate of devices) {
+  for (const { device: candidate } of ordered) {
     if (candidate.explicitName !== undefined && candidate.requestDeviceCount > 1) {
       return fail(
         'AmbiguousInterfaceName',
@@ -59,15 +89,10 @@ export function assignInterfaceNames(
         object,
       });
     }
-    const first = compare(candidate.claimAlias, seen.claimAlias) || compare(candidate.request, seen.request);
-    if (first < 0) byDevice.set(key, candidate);
   }
-  const ordered = [...byDevice.values()].sort(
-    (a, b) => compare(a.claimAlias, b.claimAlias) || compare(a.request, b.request) || compare(a.pool, b.pool) || compare(a.device, b.device),
-  );
   const used = new Map<string, string>();
   const assigned: AssignedInterface[] = [];
-  for (const [index, device] of ordered.entries()) {
+  for (const [index, device] of [...byDevice.values()].entries()) {
     const name = device.explicitName ?? `dra${index}`;
     const key = `${device.pool}/${device.device}`;
     if (!isInterfaceName(name)) return fail('InvalidInterfaceName', `${JSON.stringify(name)} for device ${key} is not a Linux interface name`, { object });

@@ -1,6 +1,7 @@
 export * from './cni-name.ts';
 export * from './pci-address.ts';
 export * from './shadow-config.ts';
+export * from './go-json.ts';
 export * from './shadow-nad.ts';
 export * from './selections/parse.ts';
 export * from './selections/serialize.ts';

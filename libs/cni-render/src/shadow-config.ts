@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { type JsonObject, type JsonValue, type ObjectRef, type Result, fail, isJsonObject, ok, parseStrictJson, serializeJson } from '@sriov-dra/contract';
 import { effectiveCniName, isCniNetworkName } from './cni-name.ts';
+import { checkGoDecodable } from './cni-config-shape.ts';
 import { normalizePciAddress } from './pci-address.ts';
 
 /** CNI versions the supported libcni/sriov-cni/IPAM combination executes. */
 export const SUPPORTED_CNI_VERSIONS: readonly string[] = ['0.4.0', '1.0.0', '1.1.0'];
+
+export const SRIOV_PLUGIN_TYPE = 'sriov';
 
 /** Metaplugins allowed after the sriov entry of a conflist; each addition needs plugin-specific tests (§7 step 5). */
 export const METAPLUGIN_ALLOWLIST: readonly string[] = ['tuning'];
@@ -24,6 +27,8 @@ export interface RenderedShadowConfig {
   readonly effectiveName: string;
   /** Index of the sriov entry in `plugins`, or null for a single-plugin configuration. */
   readonly pluginIndex: number | null;
+  /** The plugin type the allocated VF is handed to (§16.1); always sriov today. */
+  readonly pluginType: string;
 }
 
 function describe(value: JsonValue | undefined): string {
@@ -56,6 +61,8 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
   }
   const root = parsed.value;
   if (!isJsonObject(root)) return fail('MalformedCniConfig', `the configuration must be a JSON object, not ${describe(root)}`, { object });
+  const decodable = checkGoDecodable(root, object);
+  if (!decodable.ok) return decodable;
 
   const version = root.get('cniVersion');
   if (typeof version !== 'string') return fail('MalformedCniConfig', `cniVersion must be a string, found ${describe(version)}`, { object });
@@ -100,7 +107,7 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
 
   const rendered = materializeName(root, effectiveName);
   const bytes = serializeJson(rendered);
-  return ok({ bytes, sha256: createHash('sha256').update(bytes, 'utf8').digest('hex'), effectiveName, pluginIndex });
+  return ok({ bytes, sha256: createHash('sha256').update(bytes, 'utf8').digest('hex'), effectiveName, pluginIndex, pluginType: SRIOV_PLUGIN_TYPE });
 }
 
 /** Puts the effective name at its place: where the source had it, else right after cniVersion. */
@@ -130,8 +137,12 @@ function locateSriovPlugin(root: JsonObject, object: ObjectRef): Result<LocatedS
     return fail('UnsupportedCniTopology', 'the configuration has both a root type and plugins; Multus would pick the single-plugin path', { object });
   }
   if (type !== undefined) {
-    if (type !== 'sriov') return fail('UnsupportedCniTopology', `the single plugin is ${JSON.stringify(type)}, not sriov`, { object });
+    if (type !== SRIOV_PLUGIN_TYPE) return fail('UnsupportedCniTopology', `the single plugin is ${JSON.stringify(type)}, not sriov`, { object });
     return ok({ sriov: root, pluginIndex: null, metaplugins: [] });
+  }
+  for (const key of ['deviceID', 'pciBusID']) {
+    // A conflist's root is not a plugin: a device named there reaches no plugin through libcni, yet reads as one.
+    if (root.has(key)) return fail('ConflictingDeviceID', `the conflist root carries ${key}; only the sriov entry may name a device`, { object });
   }
   if (!Array.isArray(plugins) || plugins.length === 0)
     return fail('MalformedCniConfig', `a configuration without a root type needs a nonempty plugins list, found ${describe(plugins)}`, { object });
@@ -142,10 +153,10 @@ function locateSriovPlugin(root: JsonObject, object: ObjectRef): Result<LocatedS
     if (typeof pluginType !== 'string' || pluginType === '') return fail('MalformedCniConfig', `plugins[${index}].type must be a nonempty string`, { object });
     entries.push(plugin);
   }
-  const sriovCount = entries.filter((plugin) => plugin.get('type') === 'sriov').length;
+  const sriovCount = entries.filter((plugin) => plugin.get('type') === SRIOV_PLUGIN_TYPE).length;
   if (sriovCount !== 1) return fail('UnsupportedCniTopology', `a conflist needs exactly one sriov plugin, found ${sriovCount}`, { object });
   const [first, ...rest] = entries as [JsonObject, ...JsonObject[]];
-  if (first.get('type') !== 'sriov')
+  if (first.get('type') !== SRIOV_PLUGIN_TYPE)
     return fail('UnsupportedCniTopology', `the sriov plugin must be the first entry, found ${JSON.stringify(first.get('type'))} first`, { object });
   for (const [index, plugin] of rest.entries()) {
     const pluginType = plugin.get('type') as string;

@@ -24,13 +24,39 @@ export const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }
   ),
 })).value;
 
-const extraFields = fc.uniqueArray(fc.tuple(key, jsonValue), { maxLength: 5, selector: ([k]) => k });
-const reserved = new Set(['type', 'plugins', 'name', 'cniVersion', 'deviceID', 'pciBusID', 'ipam']);
-const cleanExtras = extraFields.map((entries) => entries.filter(([k]) => !reserved.has(k)));
+/** Values every Go reader decodes alike: numbers within float64 range, no two keys equal but for case. */
+const goDecodableValue: fc.Arbitrary<JsonValue> = jsonValue.filter(function unambiguous(value: JsonValue): boolean {
+  if (value instanceof JsonNumber) return Number.isFinite(Number(value.raw));
+  if (Array.isArray(value)) return value.every(unambiguous);
+  if (!(value instanceof Map)) return true;
+  return new Set([...value.keys()].map((k) => k.toLowerCase())).size === value.size && [...value.values()].every(unambiguous);
+});
+// Extension keys are ASCII here, so Go's case folding is plain case-insensitivity: no extension may
+// spell, in any case, a field some CNI reader decodes.
+const reserved = new Set(
+  [
+    'type',
+    'plugins',
+    'name',
+    'cniVersion',
+    'cniVersions',
+    'deviceID',
+    'pciBusID',
+    'ipam',
+    'dns',
+    'capabilities',
+    'prevResult',
+    'disableCheck',
+    'disableGC',
+    'loadOnlyInlinedPlugins',
+  ].map((k) => k.toLowerCase()),
+);
+const extraFields = fc.uniqueArray(fc.tuple(key, goDecodableValue), { maxLength: 5, selector: ([k]) => k.toLowerCase() });
+const cleanExtras = extraFields.map((entries) => entries.filter(([k]) => !reserved.has(k.toLowerCase())));
 
 const ipam: fc.Arbitrary<JsonObject> = fc
   .tuple(fc.constantFrom('host-local', 'whereabouts', 'static'), cleanExtras)
-  .map(([type, extras]) => new Map<string, JsonValue>([['type', type], ...extras.filter(([k]) => k !== 'node_slice_size')]));
+  .map(([type, extras]) => new Map<string, JsonValue>([['type', type], ...extras.filter(([k]) => k.toLowerCase() !== 'node_slice_size')]));
 
 /** Valid source templates: single sriov plugin or sriov + tuning conflists, with arbitrary extensions. */
 export const sourceConfig: fc.Arbitrary<JsonObject> = fc

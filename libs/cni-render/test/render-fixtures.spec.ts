@@ -31,6 +31,7 @@ describe('render fixtures', () => {
       sha256: fixture.expect['sha256'],
       effectiveName: fixture.expect['effectiveName'],
       pluginIndex: fixture.expect['pluginIndex'],
+      pluginType: fixture.expect['pluginType'],
     });
     expect(createHash('sha256').update(result.value.bytes, 'utf8').digest('hex')).toBe(result.value.sha256);
     // The frozen bytes render to themselves.

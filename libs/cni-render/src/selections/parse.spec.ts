@@ -13,7 +13,6 @@ describe('parseNetworkSelections', () => {
   it.each([
     [undefined, []],
     ['', []],
-    ['  ', []],
     ['storage', [{ name: 'storage', namespace: 'ai-workloads', interface: undefined }]],
     [
       ' infra/mgmt@mgmt0 , storage@net5',
@@ -44,6 +43,7 @@ describe('parseNetworkSelections', () => {
     ['comma notation with two @', 'a@b@c'],
     ['an uppercase comma name', 'Storage'],
     ['an empty comma entry', 'a,,b'],
+    ['whitespace-only text (Multus would look up a NAD named "")', '  '],
     ['truncated JSON', '[{"name":'],
   ])('rejects %s', (_case, raw) => {
     const result = parseNetworkSelections(raw, 'ai-workloads', { kind: 'Pod', namespace: 'ai-workloads', name: 'p' });

@@ -1,16 +1,6 @@
-import {
-  type JsonObject,
-  type JsonValue,
-  type ObjectRef,
-  type Result,
-  annotations,
-  fail,
-  isInterfaceName,
-  isJsonObject,
-  ok,
-  parseStrictJson,
-} from '@sriov-dra/contract';
-import { isIP } from 'node:net';
+import { type JsonObject, type JsonValue, type ObjectRef, type Result, annotations, fail, isInterfaceName, ok, parseStrictJson } from '@sriov-dra/contract';
+import { decodeSelectionElement } from './selection-element.ts';
+import { goTrimSpace } from './go-net.ts';
 
 /**
  * One entry of k8s.v1.cni.cncf.io/networks: the typed view Multus acts on, plus the raw object exactly
@@ -18,9 +8,14 @@ import { isIP } from 'node:net';
  */
 export interface NetworkSelection {
   readonly name: string;
-  /** Effective namespace: as written, or the Pod's namespace when omitted (Multus's default). */
+  /** Effective namespace: as written, or the Pod's namespace when omitted or empty (Multus's default). */
   readonly namespace: string;
+  /** Effective interface request: `interface`, else the deprecated `interfaceRequest`; undefined when neither is set. */
   readonly interface: string | undefined;
+  readonly mac?: string;
+  readonly ips?: readonly string[];
+  readonly infinibandGUID?: string;
+  readonly deviceID?: string;
   readonly raw: JsonObject;
   /** The entry's exact text in a JSON annotation; written back verbatim while the entry is kept. */
   readonly text?: string;
@@ -28,80 +23,92 @@ export interface NetworkSelection {
 
 /** Multus's rule for names in comma notation (and for namespaces there). */
 const COMMA_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const MAC = /^(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$|^(?:[0-9A-Fa-f]{2}[:-]){19}[0-9A-Fa-f]{2}$/;
+/** What Multus refuses in a comma-notation interface besides its length. */
+const COMMA_INTERFACE_FORBIDDEN = /[ \t\n\v\f\r/]/;
 
 /**
- * Parses the networks annotation the way Multus does (§9 rule 1): absent or empty means no selections;
- * text containing "[", "{" or '"' is a JSON array of selection objects; anything else is comma notation
- * `[namespace/]name[@interface]`. Malformed input is an error — never silently replaced.
+ * Parses the networks annotation the way Multus v4.2.3 does (§9 rule 1): absent or empty means no
+ * selections; text containing "[", "{" or '"' is a JSON array of selection objects, decoded as Go
+ * decodes Multus's NetworkSelectionElement; anything else is comma notation
+ * `[namespace/]name[@interface]`. Malformed input is an error — never silently replaced. The few inputs
+ * refused here that Multus itself would take are listed in SELECTION_DIVERGENCES.
  */
 export function parseNetworkSelections(raw: string | undefined, podNamespace: string, object?: ObjectRef): Result<NetworkSelection[]> {
   const where: ObjectRef | undefined = object === undefined ? undefined : { ...object, field: `annotation ${annotations.networks}` };
-  if (raw === undefined || raw.trim() === '') return ok([]);
+  if (raw === undefined || raw === '') return ok([]);
   return /[[{"]/.test(raw) ? parseJsonSelections(raw, podNamespace, where) : parseCommaSelections(raw, podNamespace, where);
+}
+
+/**
+ * Inputs Multus accepts when it parses the annotation but which are refused here, each because Multus
+ * (or the plugin it calls) fails on it later anyway, or because its meaning depends on which of two
+ * spellings a decoder picks.
+ */
+export const SELECTION_DIVERGENCES: readonly { readonly input: string; readonly reason: string }[] = [
+  { input: 'an empty name (comma entry "", "ns/", whitespace-only text, JSON name "" or null)', reason: 'Multus fails the NAD lookup for an empty name' },
+  { input: 'an interface that is not a kernel interface name ("a:b", "eth 0", 16+ bytes)', reason: 'the delegate plugin fails to create the interface' },
+  {
+    input: 'two keys of one entry that Go folds to the same field ({"name":"a","Name":"b"}), or an exact duplicate',
+    reason: 'ambiguous: Go silently keeps the last; the annotation must mean one thing to every reader',
+  },
+  { input: 'nesting deeper than 128 levels', reason: 'no selection needs it; the strict parser bounds its stack' },
+];
+
+function malformed(message: string, object: ObjectRef | undefined): Result<never> {
+  return fail('MalformedNetworkSelections', message, { object });
 }
 
 function parseCommaSelections(raw: string, podNamespace: string, object?: ObjectRef): Result<NetworkSelection[]> {
   const selections: NetworkSelection[] = [];
   for (const [index, item] of raw.split(',').entries()) {
-    const slash = item.trim().split('/');
-    if (slash.length > 2) return fail('MalformedNetworkSelections', `entry ${index} ${JSON.stringify(item)} has more than one "/"`, { object });
-    const namespace = slash.length === 2 ? (slash[0] ?? '').trim() : undefined;
-    const at = (slash[slash.length - 1] ?? '').split('@');
-    if (at.length > 2) return fail('MalformedNetworkSelections', `entry ${index} ${JSON.stringify(item)} has more than one "@"`, { object });
-    const name = (at[0] ?? '').trim();
-    const iface = at.length === 2 ? (at[1] ?? '').trim() : undefined;
-    for (const part of [name, namespace ?? 'default']) {
-      if (!COMMA_NAME.test(part))
-        return fail('MalformedNetworkSelections', `entry ${index} ${JSON.stringify(item)}: ${JSON.stringify(part)} is not a lowercase DNS label`, { object });
+    const at = `entry ${index} ${JSON.stringify(item)}`;
+    const slash = goTrimSpace(item).split('/');
+    if (slash.length > 2) return malformed(`${at} has more than one "/"`, object);
+    const namespace = slash.length === 2 ? goTrimSpace(slash[0] ?? '') : '';
+    const atSign = (slash[slash.length - 1] ?? '').split('@');
+    if (atSign.length > 2) return malformed(`${at} has more than one "@"`, object);
+    const name = goTrimSpace(atSign[0] ?? '');
+    const iface = atSign.length === 2 ? goTrimSpace(atSign[1] ?? '') : '';
+    if (name === '') return malformed(`${at} names no network`, object);
+    for (const part of [namespace, name]) {
+      if (part !== '' && !COMMA_NAME.test(part)) return malformed(`${at}: ${JSON.stringify(part)} is not a lowercase DNS label`, object);
     }
-    if (iface !== undefined && !isInterfaceName(iface))
-      return fail('MalformedNetworkSelections', `entry ${index}: interface ${JSON.stringify(iface)} is not a valid interface name`, { object });
+    if (iface !== '' && (Buffer.byteLength(iface, 'utf8') > 15 || COMMA_INTERFACE_FORBIDDEN.test(iface) || !isInterfaceName(iface)))
+      return malformed(`${at}: interface ${JSON.stringify(iface)} is not a valid interface name`, object);
     const rawObject: JsonObject = new Map<string, JsonValue>([['name', name]]);
-    if (namespace !== undefined) rawObject.set('namespace', namespace);
-    if (iface !== undefined) rawObject.set('interface', iface);
-    selections.push({ name, namespace: namespace ?? podNamespace, interface: iface, raw: rawObject });
+    if (namespace !== '') rawObject.set('namespace', namespace);
+    if (iface !== '') rawObject.set('interface', iface);
+    selections.push({
+      name,
+      namespace: namespace === '' ? podNamespace : namespace,
+      interface: iface === '' ? undefined : iface,
+      raw: rawObject,
+    });
   }
   return ok(selections);
 }
 
-function stringField(entry: JsonObject, key: string): string | undefined | null {
-  const value = entry.get(key);
-  if (value === undefined) return undefined;
-  return typeof value === 'string' ? value : null;
-}
-
 function parseJsonSelections(raw: string, podNamespace: string, object?: ObjectRef): Result<NetworkSelection[]> {
   const parsed = parseStrictJson(raw);
-  if (!parsed.ok) return fail('MalformedNetworkSelections', parsed.error.message, { object });
-  if (!Array.isArray(parsed.value)) return fail('MalformedNetworkSelections', 'a JSON networks annotation must be an array of selections', { object });
+  if (!parsed.ok) return malformed(parsed.error.message, object);
+  if (!Array.isArray(parsed.value)) return malformed('a JSON networks annotation must be an array of selections', object);
   const selections: NetworkSelection[] = [];
   for (const [index, entry] of parsed.value.entries()) {
-    const at = `entry ${index}`;
-    if (!isJsonObject(entry)) return fail('MalformedNetworkSelections', `${at} is not an object`, { object });
-    const name = stringField(entry, 'name');
-    if (name === undefined || name === null || name === '') return fail('MalformedNetworkSelections', `${at} has no name`, { object });
-    const namespace = stringField(entry, 'namespace');
-    const iface = stringField(entry, 'interface');
-    const mac = stringField(entry, 'mac');
-    if (namespace === null || iface === null || mac === null) {
-      return fail('MalformedNetworkSelections', `${at}: namespace, interface and mac must be strings`, { object });
-    }
-    if (iface !== undefined && iface !== '' && !isInterfaceName(iface))
-      return fail('MalformedNetworkSelections', `${at}: interface ${JSON.stringify(iface)} is not a valid interface name`, { object });
-    if (mac !== undefined && mac !== '' && !MAC.test(mac))
-      return fail('MalformedNetworkSelections', `${at}: mac ${JSON.stringify(mac)} is not a MAC address`, { object });
-    const ips = entry.get('ips');
-    if (ips !== undefined) {
-      if (!Array.isArray(ips) || !ips.every((ip) => typeof ip === 'string' && isIP(ip.split('/')[0] ?? '') !== 0)) {
-        return fail('MalformedNetworkSelections', `${at}: ips must be a list of IP addresses or CIDRs`, { object });
-      }
-    }
+    const decoded = decodeSelectionElement(entry, `entry ${index}`);
+    if (!decoded.ok) return malformed(decoded.error, object);
+    const element = decoded.value;
+    if (element.name === '') return malformed(`entry ${index} has no name`, object);
+    const iface = element.interface !== '' ? element.interface : element.interfaceRequest;
+    if (iface !== '' && !isInterfaceName(iface)) return malformed(`entry ${index}: interface ${JSON.stringify(iface)} is not a valid interface name`, object);
     selections.push({
-      name,
-      namespace: namespace === undefined || namespace === '' ? podNamespace : namespace,
+      name: element.name,
+      namespace: element.namespace === '' ? podNamespace : element.namespace,
       interface: iface === '' ? undefined : iface,
-      raw: entry,
+      ...(element.mac === '' ? {} : { mac: element.mac }),
+      ...(element.ips === undefined ? {} : { ips: element.ips }),
+      ...(element.infinibandGUID === '' ? {} : { infinibandGUID: element.infinibandGUID }),
+      ...(element.deviceID === '' ? {} : { deviceID: element.deviceID }),
+      raw: entry as JsonObject,
       text: parsed.elementTexts[index],
     });
   }

@@ -1,0 +1,55 @@
+import { describe, expect, it } from '@jest/globals';
+import { renderShadowConfig } from './shadow-config.ts';
+
+const PCI = '0000:03:00.1';
+
+function render(config: string): string {
+  const result = renderShadowConfig({ metadata: { name: 'rail-a-net', namespace: 'ai' }, spec: { config } }, PCI);
+  return result.ok ? 'rendered' : result.error.code;
+}
+
+describe('CNI configurations every Go reader decodes alike', () => {
+  it.each([
+    // sriov-cni would decode the last spelling: another Pod's VF.
+    ['a folded deviceID twin', '{"cniVersion":"1.0.0","type":"sriov","deviceID":"","DeviceID":"0000:99:00.1"}', 'DuplicateCniKey'],
+    ['a folded type twin', '{"cniVersion":"1.0.0","type":"sriov","Type":"macvlan"}', 'DuplicateCniKey'],
+    ['a Kelvin-sign twin in an extension', '{"cniVersion":"1.0.0","type":"sriov","\u212aeep":1,"keep":2}', 'DuplicateCniKey'],
+    [
+      'a folded twin deep in ipam',
+      '{"cniVersion":"1.0.0","type":"sriov","ipam":{"type":"static","routes":[{"dst":"0.0.0.0/0","DST":"::/0"}]}}',
+      'DuplicateCniKey',
+    ],
+    ['a lone other spelling of deviceID', '{"cniVersion":"1.0.0","type":"sriov","DeviceID":"0000:99:00.1"}', 'MalformedCniConfig'],
+    ['an other spelling of plugins', '{"cniVersion":"1.0.0","name":"n","pluginſ":[{"type":"sriov"}]}', 'MalformedCniConfig'],
+    [
+      'an other spelling of ipam on a plugin',
+      '{"cniVersion":"1.0.0","name":"n","plugins":[{"type":"sriov","IPAM":{"type":"whereabouts","node_slice_size":"/28"}}]}',
+      'MalformedCniConfig',
+    ],
+    [
+      'an other spelling of node_slice_size',
+      '{"cniVersion":"1.0.0","type":"sriov","ipam":{"type":"whereabouts","Node_Slice_Size":"/28"}}',
+      'MalformedCniConfig',
+    ],
+    ['a number beyond float64', '{"cniVersion":"1.0.0","type":"sriov","mtu":1e400}', 'MalformedCniConfig'],
+    ['a string ipam', '{"cniVersion":"1.0.0","type":"sriov","ipam":"host-local"}', 'MalformedCniConfig'],
+    ['a null ipam', '{"cniVersion":"1.0.0","type":"sriov","ipam":null}', 'MalformedCniConfig'],
+    ['a numeric ipam type', '{"cniVersion":"1.0.0","type":"sriov","ipam":{"type":1}}', 'MalformedCniConfig'],
+    ['a list dns', '{"cniVersion":"1.0.0","type":"sriov","dns":[]}', 'MalformedCniConfig'],
+    ['non-boolean capabilities', '{"cniVersion":"1.0.0","type":"sriov","capabilities":{"mac":"true"}}', 'MalformedCniConfig'],
+    ['a string disableCheck', '{"cniVersion":"1.0.0","name":"n","disableCheck":"true","plugins":[{"type":"sriov"}]}', 'MalformedCniConfig'],
+    ['cniVersions', '{"cniVersion":"1.0.0","cniVersions":["1.1.0"],"name":"n","plugins":[{"type":"sriov"}]}', 'UnsupportedCniVersion'],
+    ['a conflist root deviceID', `{"cniVersion":"1.0.0","name":"n","deviceID":"${PCI}","plugins":[{"type":"sriov"}]}`, 'ConflictingDeviceID'],
+    ['a conflist root pciBusID', '{"cniVersion":"1.0.0","name":"n","pciBusID":"","plugins":[{"type":"sriov"}]}', 'ConflictingDeviceID'],
+  ])('refuses %s', (_case, config, code) => {
+    expect(render(config)).toBe(code);
+  });
+
+  it.each([
+    ['a tiny number', '{"cniVersion":"1.0.0","type":"sriov","x":1e-400}'],
+    ['keys that differ by more than case', '{"cniVersion":"1.0.0","type":"sriov","types":["a"],"ss":1,"ß":2}'],
+    ['a non-ASCII extension key', '{"cniVersion":"1.0.0","type":"sriov","x\u0130":1}'],
+  ])('renders %s', (_case, config) => {
+    expect(render(config)).toBe('rendered');
+  });
+});

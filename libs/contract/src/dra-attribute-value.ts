@@ -1,13 +1,16 @@
 import { z } from 'zod';
-import { draLimits, isSemver } from './formats.ts';
+import { draLimits, isSemver, utf8Length } from './formats.ts';
 
 /**
  * Integers arrive through JSON.parse, which silently rounds beyond 2^53. Rejecting them is the only way
  * to guarantee the published value equals the written one.
  */
 export const draIntSchema = z.number().refine(Number.isSafeInteger, 'must be an integer within ±(2^53-1)');
-export const draStringSchema = z.string().max(draLimits.stringValueMaxLength, `must be at most ${draLimits.stringValueMaxLength} characters`);
-export const draVersionSchema = z.string().refine(isSemver, `must be a semantic version 2.0.0 of at most ${draLimits.versionValueMaxLength} characters`);
+/** The API server measures DRA strings in UTF-8 bytes (Go len), so "é" costs two of the 64. */
+export const draStringSchema = z
+  .string()
+  .refine((value) => utf8Length(value) <= draLimits.stringValueMaxLength, `must be at most ${draLimits.stringValueMaxLength} bytes in UTF-8`);
+export const draVersionSchema = z.string().refine(isSemver, `must be a semantic version 2.0.0 of at most ${draLimits.versionValueMaxLength} bytes`);
 
 function exactlyOneMember(value: Record<string, unknown>): boolean {
   return Object.values(value).filter((member) => member !== undefined).length === 1;

@@ -45,6 +45,11 @@ describe('formats', () => {
     [isInterfaceName, 'a/b', false],
     [isInterfaceName, 'a:b', false],
     [isInterfaceName, 'a b', false],
+    [isInterfaceName, 'a\u0000b', false],
+    [isInterfaceName, '\u0000', false],
+    [isInterfaceName, 'eth\u0000', false],
+    // The kernel's isspace() also treats byte 0xa0 as a space, and "\u00e0" is encoded as c3 a0.
+    [isInterfaceName, 'v\u00e0', false],
     [isFullyQualifiedDraName, 'example.com/rail', true],
     [isFullyQualifiedDraName, 'rail', false],
     [isFullyQualifiedDraName, 'example.com/a/b', false],

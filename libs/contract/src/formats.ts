@@ -10,6 +10,7 @@ const SHADOW_NAME = /^dra-sriov-[0-9a-f]{32}$/;
 const PCI_BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const C_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // Semantic Versioning 2.0.0, the grammar Kubernetes uses for DRA version attributes.
 const SEMVER =
@@ -44,16 +45,43 @@ export function isDns1123Subdomain(value: string): boolean {
   return value.length <= 253 && DNS1123_SUBDOMAIN.test(value);
 }
 
+/** A label value: empty, or at most 63 alphanumerics with "-", "_" or "." inside. */
+export function isLabelValue(value: string): boolean {
+  return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
+}
+
+/** A label key: `[<DNS subdomain>/]<name>`, the name as a nonempty label value. */
+export function isLabelKey(value: string): boolean {
+  const slash = value.indexOf('/');
+  const name = slash < 0 ? value : value.slice(slash + 1);
+  if (slash >= 0 && !isDns1123Subdomain(value.slice(0, slash))) return false;
+  return name !== '' && isLabelValue(name);
+}
+
 export const INTERFACE_NAME_MAX_BYTES = 15;
+
+/** Lengths the API server and the kernel enforce are Go/C byte lengths: UTF-8 bytes, not UTF-16 units. */
+export function utf8Length(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
+/**
+ * Bytes the kernel refuses in a name: NUL (it would end the C string early, so the kernel would see a
+ * shorter name than the one recorded), "/", ":" and its isspace() set, which includes byte 0xa0 (the
+ * second byte of "à" in UTF-8, for instance).
+ */
+const KERNEL_FORBIDDEN_BYTES = new Set([0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2f, 0x3a, 0xa0]);
 
 /**
  * A Linux network interface name as the kernel accepts it (dev_valid_name): 1–15 bytes, not "." or "..",
- * without "/", ":" or whitespace.
+ * no forbidden byte. Unicode whitespace is refused as well: tools around CNI trim or split on it.
  */
 export function isInterfaceName(value: string): boolean {
   if (value === '' || value === '.' || value === '..') return false;
-  if (Buffer.byteLength(value, 'utf8') > INTERFACE_NAME_MAX_BYTES) return false;
-  return !/[/:\s]/u.test(value);
+  const bytes = Buffer.from(value, 'utf8');
+  if (bytes.length > INTERFACE_NAME_MAX_BYTES) return false;
+  if (bytes.some((byte) => KERNEL_FORBIDDEN_BYTES.has(byte))) return false;
+  return !/\s/u.test(value);
 }
 
 /** DRA limits (resource.k8s.io/v1) for attribute names and values. */
@@ -84,5 +112,5 @@ export function isDraQualifiedName(value: string): boolean {
 }
 
 export function isSemver(value: string): boolean {
-  return value.length <= draLimits.versionValueMaxLength && SEMVER.test(value);
+  return utf8Length(value) <= draLimits.versionValueMaxLength && SEMVER.test(value);
 }

@@ -78,6 +78,19 @@ describe('buildBindingIdentity', () => {
     expect(buildBindingIdentity({ ...tuple, protocolVersion: 0 })).toMatchObject({ ok: false, error: { code: 'UnsupportedIdentityProtocol' } });
     expect(buildBindingIdentity({ ...tuple, pool: 'a//b' })).toMatchObject({ ok: false, error: { code: 'InvalidIdentityTuple' } });
   });
+
+  it.each([null, undefined, 42, 'tuple', [], { protocolVersion: 1n }])('returns a typed error for the garbage tuple %p', (garbage) => {
+    const identity = buildBindingIdentity(garbage);
+    expect(identity.ok ? 'ok' : identity.error.code).toMatch(/^(InvalidIdentityTuple|UnsupportedIdentityProtocol)$/);
+  });
+
+  it('returns a typed error for a field of the wrong type', () => {
+    const tuple = fc.sample(identityTupleArbitrary, { numRuns: 1, seed: 3 })[0] as BindingIdentityTuple;
+    for (const value of [10n, null, 7, { toString: () => tuple.device }]) {
+      const identity = buildBindingIdentity({ ...tuple, device: value });
+      expect(identity.ok ? 'ok' : identity.error.code).toBe('InvalidIdentityTuple');
+    }
+  });
 });
 
 describe('IDENTITY.md worked example', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Result, fail, ok } from './errors.ts';
 import { isDns1123Label, isDns1123Subdomain, isUUID } from './formats.ts';
 import { SHADOW_NAME_PREFIX } from './keys.ts';
+import { messageValue } from './message-value.ts';
 
 /** The only identity protocol this build produces and accepts. */
 export const IDENTITY_PROTOCOL_VERSION = 1;
@@ -35,27 +36,36 @@ function isPoolName(value: string): boolean {
   return value.length > 0 && value.length <= 253 && value.split('/').every(isDns1123Subdomain);
 }
 
-/** Checks a tuple without computing anything; identity inputs come from API objects and are untrusted. */
-export function validateIdentityTuple(tuple: BindingIdentityTuple): Result<BindingIdentityTuple> {
+/**
+ * Checks a tuple without computing anything; identity inputs come from API objects and are untrusted, so
+ * anything at all (null, a number, a field of the wrong type) yields a typed error rather than a throw.
+ */
+export function validateIdentityTuple(input: unknown): Result<BindingIdentityTuple> {
   const object = { kind: 'BindingIdentityTuple' };
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return fail('InvalidIdentityTuple', `must be an object of the seven identity fields, got ${messageValue(input)}`, { object });
+  }
+  const tuple = input as Readonly<Record<keyof BindingIdentityTuple, unknown>>;
   if (tuple.protocolVersion !== IDENTITY_PROTOCOL_VERSION) {
-    return fail('UnsupportedIdentityProtocol', `protocolVersion ${String(tuple.protocolVersion)} is not ${IDENTITY_PROTOCOL_VERSION}`, { object });
+    return fail('UnsupportedIdentityProtocol', `protocolVersion ${messageValue(tuple.protocolVersion)} is not ${IDENTITY_PROTOCOL_VERSION}`, { object });
   }
   for (const field of ['nodeUID', 'podUID', 'claimUID'] as const) {
     if (typeof tuple[field] !== 'string' || !isUUID(tuple[field])) {
-      return fail('InvalidIdentityTuple', `${field} ${JSON.stringify(tuple[field])} is not a lowercase UUID`, { object });
+      return fail('InvalidIdentityTuple', `${field} ${messageValue(tuple[field])} is not a lowercase UUID`, { object });
     }
   }
   if (typeof tuple.driver !== 'string' || tuple.driver.length > 63 || !isDns1123Subdomain(tuple.driver)) {
-    return fail('InvalidIdentityTuple', `driver ${JSON.stringify(tuple.driver)} is not a DNS subdomain of at most 63 characters`, { object });
+    return fail('InvalidIdentityTuple', `driver ${messageValue(tuple.driver)} is not a DNS subdomain of at most 63 characters`, { object });
   }
   if (typeof tuple.pool !== 'string' || !isPoolName(tuple.pool)) {
-    return fail('InvalidIdentityTuple', `pool ${JSON.stringify(tuple.pool)} is not a DRA pool name`, { object });
+    return fail('InvalidIdentityTuple', `pool ${messageValue(tuple.pool)} is not a DRA pool name`, { object });
   }
   if (typeof tuple.device !== 'string' || !isDns1123Label(tuple.device)) {
-    return fail('InvalidIdentityTuple', `device ${JSON.stringify(tuple.device)} is not a DNS label`, { object });
+    return fail('InvalidIdentityTuple', `device ${messageValue(tuple.device)} is not a DNS label`, { object });
   }
-  return ok(tuple);
+  // A fresh copy: what is hashed is exactly what was checked, whatever the input object does later.
+  const { nodeUID, podUID, claimUID } = tuple as Readonly<Record<'nodeUID' | 'podUID' | 'claimUID', string>>;
+  return ok({ protocolVersion: IDENTITY_PROTOCOL_VERSION, nodeUID, podUID, claimUID, driver: tuple.driver, pool: tuple.pool, device: tuple.device });
 }
 
 /**
@@ -74,10 +84,11 @@ export function canonicalIdentityBytes(tuple: BindingIdentityTuple): Buffer {
   return Buffer.from(lines.join(''), 'utf8');
 }
 
-export function buildBindingIdentity(tuple: BindingIdentityTuple): Result<BindingIdentity> {
+/** Accepts any input: a tuple assembled from API objects is validated before a byte is hashed. */
+export function buildBindingIdentity(tuple: unknown): Result<BindingIdentity> {
   const checked = validateIdentityTuple(tuple);
   if (!checked.ok) return checked;
-  const attachmentID = createHash('sha256').update(canonicalIdentityBytes(tuple)).digest('hex');
+  const attachmentID = createHash('sha256').update(canonicalIdentityBytes(checked.value)).digest('hex');
   return ok({ attachmentID, shadowName: shadowNameFor(attachmentID) });
 }
 

@@ -9,6 +9,8 @@ export * from './selection.ts';
 export * from './vf-config.ts';
 export * from './dra-attribute-value.ts';
 export * from './nad-reference.ts';
+export * from './attribute-name.ts';
+export * from './attribute-budget.ts';
 export * from './device-attributes.ts';
 export * from './resource-policy.ts';
 export * from './node-policy-dra.ts';

@@ -1,22 +1,33 @@
 import type { z } from 'zod';
 import { type ErrorCode, type ObjectRef, type Result, fail, ok } from './errors.ts';
+import { toPlainData } from './json-plain-data.ts';
+import { messageValue } from './message-value.ts';
 import { describeFirstIssue } from './schema-issues.ts';
+import { JsonNumber, type JsonValue, isJsonObject, parseStrictJson } from './strict-json.ts';
+
+const PARSE_PROBLEMS = { syntax: 'is not valid JSON', 'duplicate-key': 'repeats a key', 'too-deep': 'is nested too deeply' } as const;
+
+function describeJsonType(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (value instanceof JsonNumber) return 'a number';
+  return `a ${typeof value}`;
+}
 
 /**
- * Parses a JSON document that must be an object, as every contract annotation is. Never throws: bad
- * input becomes a typed error under the caller's code.
+ * Parses a JSON document that must be an object, as every contract annotation is. Strict: a repeated key
+ * is an error (JSON.parse would keep the last one, and another reader might keep the first), and keys and
+ * numbers reach the schema exactly as written. Never throws: bad input becomes a typed error under the
+ * caller's code.
  */
 export function parseJsonObject(raw: string, code: ErrorCode, object?: ObjectRef): Result<Record<string, unknown>> {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    return fail(code, `is not valid JSON (${error instanceof Error ? error.message : String(error)})`, { object });
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail(code, `must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`, { object });
-  }
-  return ok(value as Record<string, unknown>);
+  if (typeof raw !== 'string') return fail(code, `must be a JSON string, got ${messageValue(raw)}`, { object });
+  const parsed = parseStrictJson(raw);
+  if (!parsed.ok) return fail(code, `${PARSE_PROBLEMS[parsed.error.kind]} (${parsed.error.message})`, { object });
+  if (!isJsonObject(parsed.value)) return fail(code, `must be a JSON object, got ${describeJsonType(parsed.value)}`, { object });
+  const plain = toPlainData(parsed.value);
+  if (!plain.ok) return fail(code, plain.detail, { object });
+  return ok(plain.value as Record<string, unknown>);
 }
 
 /** A versioned contract document: its supported version, its schema and its two error codes. */
@@ -35,7 +46,7 @@ export function validateVersioned<T>(document: unknown, kind: VersionedDocument<
   const version = (document as Record<string, unknown>)['version'];
   if (version === undefined) return fail(kind.invalid, 'has no version field', { object });
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-    return fail(kind.invalid, `version ${JSON.stringify(version)} is not a positive integer`, { object });
+    return fail(kind.invalid, `version ${messageValue(version)} is not a positive integer`, { object });
   }
   if (version !== kind.version) return fail(kind.unsupported, `version ${version} is not supported (this build reads version ${kind.version})`, { object });
   const parsed = kind.schema.safeParse(document);

@@ -1,7 +1,8 @@
 import type { DeviceAttributeValue } from './dra-attribute-value.ts';
 import { type ObjectRef, type Result, fail, ok } from './errors.ts';
-import { draLimits, isDns1123Label, isDns1123Subdomain } from './formats.ts';
+import { draLimits, isDns1123Label, isDns1123Subdomain, utf8Length } from './formats.ts';
 import { attributeKeys } from './keys.ts';
+import { messageValue } from './message-value.ts';
 
 /**
  * A per-device source-template reference (§5.1). `namespace: null` is the symbolic "namespace of the
@@ -18,7 +19,8 @@ function stringMember(value: DeviceAttributeValue | undefined): string | undefin
 }
 
 /**
- * Reads the netAttachDefName/netAttachDefNamespace pair from a device's attributes. Returns `null` when
+ * Reads the netAttachDefName/netAttachDefNamespace pair from a device's attributes, keyed by qualified
+ * name (see qualifiedAttributeName). Returns `null` when
  * neither key is present (ordinary custom metadata; the VfConfig fallback stays available). A malformed
  * pair is an error, never a silent fallback.
  */
@@ -32,10 +34,10 @@ export function nadReferenceFromAttributes(attributes: Readonly<Record<string, D
   const name = stringMember(nameValue);
   if (name === undefined) return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefName} must be a string attribute`, { object });
   if (name === '') return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefName} is empty`, { object });
-  if (name.length > draLimits.stringValueMaxLength || !isDns1123Subdomain(name)) {
+  if (utf8Length(name) > draLimits.stringValueMaxLength || !isDns1123Subdomain(name)) {
     return fail(
       'InvalidNetAttachDefReference',
-      `${attributeKeys.netAttachDefName} ${JSON.stringify(name)} is not a NAD name of at most ${draLimits.stringValueMaxLength} characters`,
+      `${attributeKeys.netAttachDefName} ${messageValue(name)} is not a NAD name of at most ${draLimits.stringValueMaxLength} characters`,
       { object },
     );
   }
@@ -44,7 +46,7 @@ export function nadReferenceFromAttributes(attributes: Readonly<Record<string, D
   if (namespace === undefined) return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefNamespace} must be a string attribute`, { object });
   if (namespace === '') return ok({ name, namespace: null });
   if (!isDns1123Label(namespace)) {
-    return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefNamespace} ${JSON.stringify(namespace)} is not a namespace name`, { object });
+    return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefNamespace} ${messageValue(namespace)} is not a namespace name`, { object });
   }
   return ok({ name, namespace });
 }

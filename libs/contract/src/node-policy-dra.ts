@@ -1,19 +1,22 @@
 import { z } from 'zod';
 import { type DraScalarValue, draScalarValueSchema } from './dra-attribute-value.ts';
 import { type ObjectRef, type Result, fail, ok } from './errors.ts';
-import { draLimits, isDns1123Label, isDns1123Subdomain, isFullyQualifiedDraName } from './formats.ts';
+import { draLimits, isDns1123Label, isDns1123Subdomain, isFullyQualifiedDraName, utf8Length } from './formats.ts';
 import { DISCOVERY_RESERVED_ATTRIBUTES, attributeKeys, operatorInputKeys } from './keys.ts';
+import { messageValue } from './message-value.ts';
+import { objectRecordSchema } from './object-record.ts';
 import { describeFirstIssue } from './schema-issues.ts';
 
 /** Input bound on spec.dra.attributes; the real budget is checked against the merged device (§12.2.2). */
 export const MAX_NODE_POLICY_DRA_ATTRIBUTES = 32;
 
-/** SriovNetworkNodePolicy.spec.dra (§12.2.1). `{}` is meaningful: per-policy generation with base attributes only. */
+/**
+ * SriovNetworkNodePolicy.spec.dra (§12.2.1). `{}` is meaningful: per-policy generation with base attributes
+ * only. The attribute map is read key by key in validateNodePolicyDra (see objectRecordSchema).
+ */
 export const nodePolicyDraSchema = z.strictObject({
-  attributes: z.record(z.string(), draScalarValueSchema).optional(),
+  attributes: objectRecordSchema('must be a map from attribute name to value').optional(),
 });
-
-export type NodePolicyDra = z.infer<typeof nodePolicyDraSchema>;
 
 export interface SriovNetworkReference {
   readonly name: string;
@@ -36,9 +39,9 @@ const operatorOwned = new Set<string>([
 ]);
 const referenceKeys = new Set<string>(Object.values(operatorInputKeys));
 
-function referenceFrom(attributes: Record<string, DraScalarValue>, object?: ObjectRef): Result<SriovNetworkReference | null> {
-  const name = attributes[operatorInputKeys.sriovNetworkName];
-  const namespace = attributes[operatorInputKeys.sriovNetworkNamespace];
+function referenceFrom(attributes: ReadonlyMap<string, DraScalarValue>, object?: ObjectRef): Result<SriovNetworkReference | null> {
+  const name = attributes.get(operatorInputKeys.sriovNetworkName);
+  const namespace = attributes.get(operatorInputKeys.sriovNetworkNamespace);
   if (name === undefined && namespace === undefined) return ok(null);
   if (name === undefined || namespace === undefined) {
     const missing = name === undefined ? operatorInputKeys.sriovNetworkName : operatorInputKeys.sriovNetworkNamespace;
@@ -47,16 +50,16 @@ function referenceFrom(attributes: Record<string, DraScalarValue>, object?: Obje
   if (name.string === undefined || namespace.string === undefined) {
     return fail('InvalidSriovNetworkReference', 'both reference keys must be string values', { object });
   }
-  // The name travels on as the netAttachDefName string attribute, hence the 64-character bound.
-  if (name.string.length > draLimits.stringValueMaxLength || !isDns1123Subdomain(name.string)) {
+  // The name travels on as the netAttachDefName string attribute, hence the 64-byte bound.
+  if (utf8Length(name.string) > draLimits.stringValueMaxLength || !isDns1123Subdomain(name.string)) {
     return fail(
       'InvalidSriovNetworkReference',
-      `SriovNetwork name ${JSON.stringify(name.string)} is not an object name of at most ${draLimits.stringValueMaxLength} characters`,
+      `SriovNetwork name ${messageValue(name.string)} is not an object name of at most ${draLimits.stringValueMaxLength} characters`,
       { object },
     );
   }
   if (!isDns1123Label(namespace.string)) {
-    return fail('InvalidSriovNetworkReference', `SriovNetwork namespace ${JSON.stringify(namespace.string)} is not a namespace name`, { object });
+    return fail('InvalidSriovNetworkReference', `SriovNetwork namespace ${messageValue(namespace.string)} is not a namespace name`, { object });
   }
   return ok({ name: name.string, namespace: namespace.string });
 }
@@ -64,31 +67,33 @@ function referenceFrom(attributes: Record<string, DraScalarValue>, object?: Obje
 /**
  * The semantic checks of §12.2.2, run by the admission webhook and repeated in reconciliation (an older
  * stored object or a disabled webhook must not produce unsafe output). Existence of the referenced
- * SriovNetwork is deliberately not checked here: admission must not depend on manifest order.
+ * SriovNetwork is deliberately not checked here: admission must not depend on manifest order. Never throws.
  */
 export function validateNodePolicyDra(value: unknown, object?: ObjectRef): Result<ValidatedNodePolicyDra> {
   const parsed = nodePolicyDraSchema.safeParse(value);
-  if (!parsed.success) {
-    // A reference value the scalar schema refuses (e.g. a name over 64 characters) is a bad reference.
-    const key = parsed.error.issues[0]?.path[1];
-    const code = typeof key === 'string' && referenceKeys.has(key) ? 'InvalidSriovNetworkReference' : 'InvalidDRAAttribute';
-    return fail(code, describeFirstIssue(parsed.error), { object });
+  if (!parsed.success) return fail('InvalidDRAAttribute', describeFirstIssue(parsed.error), { object });
+  const entries = Object.entries(parsed.data.attributes ?? {});
+  if (entries.length > MAX_NODE_POLICY_DRA_ATTRIBUTES) {
+    return fail('InvalidDRAAttribute', `${entries.length} attributes exceed the limit of ${MAX_NODE_POLICY_DRA_ATTRIBUTES}`, { object });
   }
-  const attributes = parsed.data.attributes ?? {};
-  const keys = Object.keys(attributes);
-  if (keys.length > MAX_NODE_POLICY_DRA_ATTRIBUTES) {
-    return fail('InvalidDRAAttribute', `${keys.length} attributes exceed the limit of ${MAX_NODE_POLICY_DRA_ATTRIBUTES}`, { object });
-  }
-  const customAttributes: Record<string, DraScalarValue> = {};
-  for (const key of keys) {
-    if (referenceKeys.has(key)) continue;
-    if (!isFullyQualifiedDraName(key)) {
-      return fail('InvalidDRAAttribute', `key ${JSON.stringify(key)} is not <DNS subdomain of at most 63>/<C identifier of at most 32>`, { object });
+  const attributes = new Map<string, DraScalarValue>();
+  for (const [key, raw] of entries) {
+    const isReference = referenceKeys.has(key);
+    if (!isReference && !isFullyQualifiedDraName(key)) {
+      return fail('InvalidDRAAttribute', `key ${messageValue(key)} is not <DNS subdomain of at most 63>/<C identifier of at most 32>`, { object });
     }
     if (operatorOwned.has(key)) return fail('ReservedDRAAttribute', `key ${key} is owned by discovery or generated by the operator`, { object });
-    customAttributes[key] = attributes[key] as DraScalarValue;
+    const member = draScalarValueSchema.safeParse(raw);
+    if (!member.success) {
+      // A reference value the scalar schema refuses (e.g. a name over 64 bytes) is a bad reference.
+      return fail(isReference ? 'InvalidSriovNetworkReference' : 'InvalidDRAAttribute', `attributes.${key}: ${describeFirstIssue(member.error)}`, { object });
+    }
+    attributes.set(key, member.data);
   }
   const sriovNetwork = referenceFrom(attributes, object);
   if (!sriovNetwork.ok) return sriovNetwork;
+  // Every key here is fully qualified, so none can be "__proto__".
+  const customAttributes: Record<string, DraScalarValue> = {};
+  for (const [key, member] of attributes) if (!referenceKeys.has(key)) customAttributes[key] = member;
   return ok({ customAttributes, sriovNetwork: sriovNetwork.value });
 }

@@ -1,29 +1,36 @@
 import { z } from 'zod';
 import { type ObjectRef, type Result, fail, ok } from './errors.ts';
-import { pciAddressSchema } from './format-schemas.ts';
+import { labelKeySchema, labelValueSchema, labelsSchema, pciAddressSchema } from './format-schemas.ts';
 import { DRIVER_API_VERSION } from './keys.ts';
-import { objectMetaSchema } from './object-meta.ts';
+import { objectMetaSchema, objectRefOf } from './object-meta.ts';
 import { describeFirstIssue } from './schema-issues.ts';
 
 export const SRIOV_RESOURCE_POLICY_KIND = 'SriovResourcePolicy';
 
+/**
+ * Names the driver compares by equality (PF netdevs, kernel drivers): bounded like a DRA string, wide
+ * enough for an interface name plus the "#first-last" suffix that is then rejected with its own code.
+ */
+const matchName = z.string().min(1).max(64);
+
 const hex4 = z.string().regex(/^[0-9a-f]{4}$/, 'must be a 4-digit lowercase hexadecimal PCI ID');
 
 const selectorRequirement = z.strictObject({
-  key: z.string().min(1),
+  key: labelKeySchema,
   operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
-  values: z.array(z.string()).optional(),
+  values: z.array(labelValueSchema).optional(),
 });
 
+/** Keys and values follow the label rules, so a selector can only name what a label can carry. */
 export const labelSelectorSchema = z.strictObject({
-  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchLabels: labelsSchema.optional(),
   matchExpressions: z.array(selectorRequirement).optional(),
 });
 
 const nodeSelectorRequirement = z.strictObject({
-  key: z.string().min(1),
+  key: labelKeySchema,
   operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt']),
-  values: z.array(z.string()).optional(),
+  values: z.array(labelValueSchema).optional(),
 });
 
 /**
@@ -39,9 +46,9 @@ export const resourceFilterSchema = z.strictObject({
   vendors: z.array(hex4).optional(),
   devices: z.array(hex4).optional(),
   pciAddresses: z.array(pciAddressSchema).optional(),
-  pfNames: z.array(z.string().min(1)).optional(),
+  pfNames: z.array(matchName).optional(),
   pfPciAddresses: z.array(pciAddressSchema).optional(),
-  drivers: z.array(z.string().min(1)).optional(),
+  drivers: z.array(matchName).optional(),
   linkType: z.enum(['eth', 'ethernet', 'ib', 'infiniband']).optional(),
 });
 
@@ -87,7 +94,9 @@ function unsupportedFilter(filter: ResourceFilter): string | undefined {
 
 export function validateSriovResourcePolicy(value: unknown): Result<SriovResourcePolicy> {
   const parsed = sriovResourcePolicySchema.safeParse(value);
-  if (!parsed.success) return fail('InvalidSriovResourcePolicy', describeFirstIssue(parsed.error), { object: { kind: SRIOV_RESOURCE_POLICY_KIND } });
+  if (!parsed.success) {
+    return fail('InvalidSriovResourcePolicy', describeFirstIssue(parsed.error), { object: objectRefOf(SRIOV_RESOURCE_POLICY_KIND, value) });
+  }
   const { metadata, spec } = parsed.data;
   const object: ObjectRef = { kind: SRIOV_RESOURCE_POLICY_KIND, namespace: metadata.namespace, name: metadata.name };
   for (const [configIndex, config] of (spec.configs ?? []).entries()) {

@@ -1,0 +1,110 @@
+import { describe, expect, it } from '@jest/globals';
+import { validateDeviceAttributes } from './device-attributes.ts';
+
+function deviceAttributes(attributes: unknown): unknown {
+  return {
+    apiVersion: 'sriovnetwork.k8snetworkplumbingwg.io/v1alpha1',
+    kind: 'DeviceAttributes',
+    metadata: { name: 'rail-a', namespace: 'dra-driver-sriov' },
+    spec: { attributes },
+  };
+}
+
+function outcome(value: unknown): unknown {
+  const result = validateDeviceAttributes(value);
+  return result.ok ? { attributes: result.value.attributes, nadReference: result.value.nadReference } : result.error.code;
+}
+
+describe('validateDeviceAttributes: names without a domain belong to the driver', () => {
+  it('reads an unqualified netAttachDefName/netAttachDefNamespace pair as the template reference', () => {
+    expect(outcome(deviceAttributes({ netAttachDefName: { string: 'rail-a-net' }, netAttachDefNamespace: { string: 'infra' } }))).toEqual({
+      attributes: {
+        'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName': { string: 'rail-a-net' },
+        'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace': { string: 'infra' },
+      },
+      nadReference: { name: 'rail-a-net', namespace: 'infra' },
+    });
+  });
+
+  it('applies the reference rules to the unqualified form: a namespace alone is no reference', () => {
+    expect(outcome(deviceAttributes({ netAttachDefNamespace: { string: 'infra' } }))).toBe('InvalidNetAttachDefReference');
+  });
+
+  it('rejects an unqualified discovery-owned key', () => {
+    expect(outcome(deviceAttributes({ pciAddress: { string: '0000:03:00.1' } }))).toBe('ReservedDRAAttribute');
+  });
+
+  it('rejects a name given both bare and qualified in one object instead of keeping either', () => {
+    expect(outcome(deviceAttributes({ tier: { int: 1 }, 'sriovnetwork.k8snetworkplumbingwg.io/tier': { int: 2 } }))).toBe('InvalidDeviceAttributes');
+  });
+
+  it('keeps a "__proto__" attribute as an own driver-domain key', () => {
+    const parsed = JSON.parse('{"__proto__":{"string":"kept"},"example.com/x":{"int":1}}') as unknown;
+    const result = validateDeviceAttributes(deviceAttributes(parsed));
+    expect(result.ok && Object.entries(result.value.attributes)).toEqual([
+      ['sriovnetwork.k8snetworkplumbingwg.io/__proto__', { string: 'kept' }],
+      ['example.com/x', { int: 1 }],
+    ]);
+    expect(result.ok && Object.getPrototypeOf(result.value.attributes)).not.toEqual({ string: 'kept' });
+  });
+});
+
+describe('validateDeviceAttributes: limits', () => {
+  it.each([
+    ['64 ASCII bytes', 'a'.repeat(64), 'ok'],
+    ['65 ASCII bytes', 'a'.repeat(65), 'InvalidDeviceAttributes'],
+    ['32 two-byte characters (64 bytes)', '\u00e9'.repeat(32), 'ok'],
+    ['33 two-byte characters (66 bytes)', '\u00e9'.repeat(33), 'InvalidDeviceAttributes'],
+    ['63 ASCII bytes and one two-byte character (65 bytes)', `${'a'.repeat(63)}\u00e9`, 'InvalidDeviceAttributes'],
+    ['16 four-byte characters (64 bytes)', '\u{1f600}'.repeat(16), 'ok'],
+    ['17 four-byte characters (68 bytes, 34 UTF-16 units)', '\u{1f600}'.repeat(17), 'InvalidDeviceAttributes'],
+  ])('a string of %s', (_case, value, expected) => {
+    const result = validateDeviceAttributes(deviceAttributes({ 'example.com/s': { string: value } }));
+    expect(result.ok ? 'ok' : result.error.code).toBe(expected);
+  });
+
+  it('counts UTF-8 bytes in string list members too', () => {
+    const result = validateDeviceAttributes(deviceAttributes({ 'example.com/s': { strings: ['ok', '\u00e9'.repeat(33)] } }));
+    expect(result.ok ? 'ok' : result.error.code).toBe('InvalidDeviceAttributes');
+  });
+
+  it('accepts 32 attributes and rejects 33: no device can publish more', () => {
+    const attributes = (count: number) => Object.fromEntries(Array.from({ length: count }, (_unused, index) => [`example.com/a${index}`, { int: index }]));
+    expect(outcome(deviceAttributes(attributes(32)))).not.toBe('AttributeBudgetExceeded');
+    const result = validateDeviceAttributes(deviceAttributes(attributes(33)));
+    expect(result.ok ? 'ok' : [result.error.code, result.error.object]).toEqual([
+      'AttributeBudgetExceeded',
+      { kind: 'DeviceAttributes', namespace: 'dra-driver-sriov', name: 'rail-a' },
+    ]);
+  });
+});
+
+describe('validateDeviceAttributes: labels', () => {
+  it.each([
+    ['a "__proto__" key', '{"__proto__":"a"}'],
+    ['a key that is no label key', '{"rail a":"a"}'],
+    ['a value over 63 characters', `{"rail":"${'a'.repeat(64)}"}`],
+  ])('rejects %s rather than dropping or keeping it', (_case, labels) => {
+    const value = { ...(deviceAttributes({}) as object), metadata: { name: 'rail-a', labels: JSON.parse(labels) as unknown } };
+    const result = validateDeviceAttributes(value);
+    expect(result.ok ? result.value.labels : result.error.code).toBe('InvalidDeviceAttributes');
+  });
+
+  it('keeps valid labels exactly', () => {
+    const value = { ...(deviceAttributes({}) as object), metadata: { name: 'rail-a', labels: { 'example.com/rail': 'a', tier: '' } } };
+    const result = validateDeviceAttributes(value);
+    expect(result.ok ? result.value.labels : result.error.message).toEqual({ 'example.com/rail': 'a', tier: '' });
+  });
+});
+
+describe('validateDeviceAttributes: garbage input', () => {
+  it.each([null, undefined, 42, 'text', [], { spec: null }, { metadata: 'x' }])('%p is a typed error naming the kind', (value) => {
+    const result = validateDeviceAttributes(value);
+    expect(result.ok ? 'ok' : [result.error.code, result.error.object?.kind]).toEqual(['InvalidDeviceAttributes', 'DeviceAttributes']);
+  });
+
+  it('names the object when only its spec is wrong', () => {
+    const result = validateDeviceAttributes(deviceAttributes([{ string: 'x' }]));
+    expect(result.ok ? 'ok' : result.error.message).toContain('DeviceAttributes dra-driver-sriov/rail-a');
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseBindingAnnotation } from './binding.ts';
+import { parseRegistry } from './registry.ts';
+
+// The binding of fixture binding-annotation/rail-a, spelled out so each case edits one spot of the text.
+const binding = [
+  '"version":1',
+  '"attachmentID":"71179501bb6cd083245331b0ff5857fa31e1b3479ee5e9985da63f7c301d31cc"',
+  '"podUID":"11111111-2222-3333-4444-555555555555"',
+  '"claimUID":"a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607"',
+  '"nodeName":"worker-a"',
+  '"nodeUID":"6b0d4a5e-8f3c-4e1a-9d2b-7c5f1e3a9b40"',
+  '"source":{"namespace":"ai-workloads","name":"rail-a-net","uid":"9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5a","resourceVersion":"48213"}',
+  '"pciAddress":"0000:03:00.1"',
+  '"interface":"dra0"',
+  '"configSHA256":"e654abd54aaf09229ef47364500f74ea465ecff6062ce081fcdc62c8bfd1c28d"',
+];
+const bindingText = (fields: readonly string[]) => `{${fields.join(',')}}`;
+const nad = { kind: 'NetworkAttachmentDefinition', namespace: 'ai-workloads', name: 'dra-sriov-71179501bb6cd083245331b0ff5857fa' };
+
+function code(result: { ok: true } | { ok: false; error: { code: string } }): string {
+  return result.ok ? 'valid' : result.error.code;
+}
+
+describe('contract annotations are parsed strictly', () => {
+  it('accepts the plain document', () => {
+    expect(code(parseBindingAnnotation(bindingText(binding)))).toBe('valid');
+  });
+
+  it('rejects a repeated key, even with an identical value', () => {
+    expect(code(parseBindingAnnotation(bindingText([...binding, binding[2] as string])))).toBe('InvalidBindingAnnotation');
+  });
+
+  it('rejects a repeated key whose last value alone would be valid', () => {
+    const first = '"podUID":"99999999-2222-3333-4444-555555555555"';
+    expect(code(parseBindingAnnotation(bindingText([first, ...binding])))).toBe('InvalidBindingAnnotation');
+  });
+
+  it('rejects a repeated key inside a nested object', () => {
+    const source =
+      '"source":{"namespace":"ai-workloads","name":"rail-a-net","name":"rail-a-net","uid":"9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5a","resourceVersion":"1"}';
+    expect(code(parseBindingAnnotation(bindingText(binding.map((field) => (field.startsWith('"source"') ? source : field)))))).toBe('InvalidBindingAnnotation');
+  });
+
+  it('names the object and the repeated key', () => {
+    const result = parseBindingAnnotation(bindingText([...binding, binding[2] as string]), nad);
+    expect(result.ok ? 'valid' : result.error.message).toMatch(
+      /^InvalidBindingAnnotation: NetworkAttachmentDefinition ai-workloads\/dra-sriov-[0-9a-f]{32}: .*"podUID"/,
+    );
+  });
+
+  it.each(['1.0', '1e0', '10e-1', '1.00000000000000000001'])('rejects version %s, which is not the integer 1 as written', (version) => {
+    expect(code(parseBindingAnnotation(bindingText(binding.map((field) => (field === '"version":1' ? `"version":${version}` : field)))))).toBe(
+      'InvalidBindingAnnotation',
+    );
+  });
+
+  it('keeps a "__proto__" key as an unknown field', () => {
+    expect(code(parseBindingAnnotation(bindingText([...binding, '"__proto__":{"version":1}'])))).toBe('InvalidBindingAnnotation');
+    expect(code(parseRegistry('{"version":1,"podUID":"11111111-2222-3333-4444-555555555555","entries":[],"__proto__":{}}'))).toBe(
+      'InvalidManagedNetworksRegistry',
+    );
+  });
+
+  it('rejects a registry entry that repeats a key', () => {
+    const entry =
+      '{"attachmentID":"71179501bb6cd083245331b0ff5857fa31e1b3479ee5e9985da63f7c301d31cc","claimUID":"a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607","namespace":"ai-workloads","name":"dra-sriov-71179501bb6cd083245331b0ff5857fa","uid":"4f3e2d1c-0b9a-4877-9665-5443322110ff","interface":"dra0","interface":"dra0","configSHA256":"e654abd54aaf09229ef47364500f74ea465ecff6062ce081fcdc62c8bfd1c28d"}';
+    expect(code(parseRegistry(`{"version":1,"podUID":"11111111-2222-3333-4444-555555555555","entries":[${entry}]}`))).toBe('InvalidManagedNetworksRegistry');
+  });
+
+  it.each([null, undefined, 42, {}, ['{}']])('returns a typed error for the non-string annotation value %p', (raw) => {
+    expect(code(parseRegistry(raw as string))).toBe('InvalidManagedNetworksRegistry');
+    expect(code(parseBindingAnnotation(raw as string))).toBe('InvalidBindingAnnotation');
+  });
+
+  it('bounds the source resourceVersion: 64 bytes are kept, 65 rejected', () => {
+    const withVersion = (resourceVersion: string) =>
+      bindingText(binding.map((field) => (field.startsWith('"source"') ? field.replace('"48213"', JSON.stringify(resourceVersion)) : field)));
+    expect(code(parseBindingAnnotation(withVersion('9'.repeat(64))))).toBe('valid');
+    expect(code(parseBindingAnnotation(withVersion('9'.repeat(65))))).toBe('InvalidBindingAnnotation');
+  });
+});

@@ -1,0 +1,37 @@
+import { JsonNumber, type JsonValue } from './strict-json.ts';
+
+export type PlainDataResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly detail: string };
+
+class Unrepresentable extends Error {}
+
+function convert(value: JsonValue, path: string): unknown {
+  if (value instanceof JsonNumber) {
+    const number = Number(value.raw);
+    // Only a number that prints back exactly as written is the same number to every reader: "1.0", "1e0"
+    // and 2^53+1 would each turn into a different spelling or value here than in a Go int.
+    if (String(number) !== value.raw) throw new Unrepresentable(`number ${value.raw} at ${path === '' ? 'the root' : path} cannot be read exactly`);
+    return number;
+  }
+  if (Array.isArray(value)) return value.map((item, index) => convert(item, `${path}[${index}]`));
+  if (value instanceof Map) {
+    // A null prototype makes every key, "__proto__" included, an ordinary own property that a strict
+    // schema then sees (and rejects as unknown) instead of a prototype assignment that hides it.
+    const object: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const [key, item] of value) object[key] = convert(item, path === '' ? key : `${path}.${key}`);
+    return object;
+  }
+  return value;
+}
+
+/**
+ * Turns parseStrictJson output into the plain data a zod schema validates, without losing a key or
+ * changing a number. Nesting is already bounded by the parser. Never throws.
+ */
+export function toPlainData(value: JsonValue): PlainDataResult {
+  try {
+    return { ok: true, value: convert(value, '') };
+  } catch (error) {
+    if (error instanceof Unrepresentable) return { ok: false, detail: error.message };
+    throw error;
+  }
+}

@@ -47,4 +47,19 @@ describe('buildShadowNad', () => {
     const otherConfig = buildShadowNad({ ...binding, configSHA256: '0'.repeat(64) }, owner, rendered.value);
     expect(otherConfig.ok ? 'built' : otherConfig.error.code).toBe('ShadowConflict');
   });
+
+  it('refuses a binding that does not describe the rendered bytes', () => {
+    const otherVf = buildShadowNad({ ...binding, pciAddress: '0000:99:00.1' }, owner, rendered.value);
+    expect(otherVf.ok ? 'built' : otherVf.error.code).toBe('ShadowConflict');
+    // A render result whose bytes were swapped after hashing: same hash field, other device.
+    const swapped = { ...rendered.value, bytes: rendered.value.bytes.replace('0000:03:00.1', '0000:99:00.1') };
+    const tampered = buildShadowNad(binding, owner, swapped);
+    expect(tampered.ok ? 'built' : tampered.error.code).toBe('ShadowConflict');
+  });
+
+  it('refuses an invalid binding instead of writing it', () => {
+    const invalid = buildShadowNad({ ...binding, attachmentID: 'not-hex' }, owner, rendered.value);
+    expect(invalid.ok ? 'built' : invalid.error.code).toBe('InvalidBindingAnnotation');
+    expect(invalid.ok ? '' : invalid.error.message).toContain('Pod ai-workloads/gpu-sriov-pairs-demo');
+  });
 });

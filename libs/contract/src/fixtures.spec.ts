@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseBindingAnnotation } from './binding.ts';
-import { validateDeviceAttributes } from './device-attributes.ts';
+import { type BindingAnnotationV1, parseBindingAnnotation } from './binding.ts';
+import { type DeviceAttributes, validateDeviceAttributes } from './device-attributes.ts';
 import type { Result } from './errors.ts';
 import { FIXTURE_KINDS, type Fixture, type FixtureKind, expectedError, expectsValid, loadFixtures, rawInput } from './fixtures.ts';
-import { type BindingIdentityTuple, buildBindingIdentity, canonicalIdentityBytes } from './identity.ts';
-import { validateNodePolicyDra } from './node-policy-dra.ts';
-import { parseRegistry } from './registry.ts';
+import { type BindingIdentity, type BindingIdentityTuple, buildBindingIdentity, canonicalIdentityBytes, shadowNameFor } from './identity.ts';
+import { type ValidatedNodePolicyDra, validateNodePolicyDra } from './node-policy-dra.ts';
+import { type RegistryV1, parseRegistry } from './registry.ts';
 import { validateSriovResourcePolicy } from './resource-policy.ts';
 import { validateGeneratedSelection } from './selection.ts';
 import { validateVfConfig } from './vf-config.ts';
@@ -24,6 +24,55 @@ const validators: Record<Exclude<FixtureKind, 'render'>, (fixture: Fixture) => R
   'sriov-resource-policy': (fixture) => validateSriovResourcePolicy(fixture.input),
   'node-policy-dra': (fixture) => validateNodePolicyDra(fixture.input),
 };
+
+function withoutValid(expectation: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(expectation).filter(([key]) => key !== 'valid'));
+}
+
+/** The stated values of each kind, taken from what the contract read (keys the fixture names only). */
+function readBack(kind: FixtureKind, value: unknown, expectation: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const read: Record<string, unknown> = {};
+  const stated = (key: string, get: () => unknown): void => {
+    if (key in expectation) read[key] = get();
+  };
+  switch (kind) {
+    case 'binding-annotation':
+      stated('shadowName', () => shadowNameFor((value as BindingAnnotationV1).attachmentID));
+      break;
+    case 'managed-networks-registry': {
+      const registry = value as RegistryV1;
+      stated('podUID', () => registry.podUID);
+      stated('shadows', () =>
+        registry.entries.map(({ name, namespace, uid, interface: iface, configSHA256 }) => ({ name, namespace, uid, interface: iface, configSHA256 })),
+      );
+      break;
+    }
+    case 'device-attributes': {
+      const object = value as DeviceAttributes;
+      stated('attributes', () => object.attributes);
+      stated('nadReference', () => object.nadReference);
+      break;
+    }
+    case 'node-policy-dra': {
+      const dra = value as ValidatedNodePolicyDra;
+      stated('customAttributes', () => dra.customAttributes);
+      stated('sriovNetwork', () => dra.sriovNetwork);
+      break;
+    }
+    case 'identity': {
+      const identity = value as BindingIdentity;
+      stated('attachmentID', () => identity.attachmentID);
+      stated('shadowName', () => identity.shadowName);
+      // The canonical bytes have their own test below.
+      stated('canonical', () => expectation['canonical']);
+      break;
+    }
+    default:
+      break;
+  }
+  // A stated key no case reads stays missing here, so the comparison fails instead of passing unchecked.
+  return read;
+}
 
 const fixtures = loadFixtures().filter((fixture): fixture is Fixture & { kind: Exclude<FixtureKind, 'render'> } => fixture.kind !== 'render');
 
@@ -45,6 +94,8 @@ describe('contract fixtures', () => {
     const result = validators[fixture.kind](fixture);
     if (expectsValid(fixture)) {
       expect(result.ok ? 'valid' : result.error.message).toBe('valid');
+      // Every value a fixture states beyond validity is compared with what was read.
+      if (result.ok) expect(readBack(fixture.kind, result.value, fixture.expect)).toEqual(withoutValid(fixture.expect));
     } else {
       expect(result.ok ? 'valid' : result.error.code).toBe(expectedError(fixture));
     }

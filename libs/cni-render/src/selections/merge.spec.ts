@@ -1,11 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
-import { annotations, parseRegistry } from '@sriov-dra/contract';
+import { type RegistryEntry, annotations, parseRegistry } from '@sriov-dra/contract';
 import { CLAIM_A, CLAIM_B, POD, managed } from '../../test/managed.ts';
 import { type MergeInput, mergeManagedSelections } from './merge.ts';
 
 const vf0 = managed(CLAIM_A, '0000-03-00-1', 'dra0', 'rail-a-net');
 const vf1 = managed(CLAIM_A, '0000-83-00-1', 'dra1', 'rail-b-net');
 const vf2 = managed(CLAIM_B, '0000-03-00-2', 'dra2', 'rail-a-net');
+
+/** The compact texts the merge is expected to publish, written out here rather than produced by the code under test. */
+const selectionText = (entry: RegistryEntry): string => `{"name":"${entry.name}","namespace":"${entry.namespace}","interface":"${entry.interface}"}`;
+const registryText = (...entries: RegistryEntry[]): string =>
+  `{"version":1,"podUID":"${POD.uid}","entries":[${entries
+    .map(
+      (entry) =>
+        `{"attachmentID":"${entry.attachmentID}","claimUID":"${entry.claimUID}","namespace":"${entry.namespace}","name":"${entry.name}","uid":"${entry.uid}","interface":"${entry.interface}","configSHA256":"${entry.configSHA256}"}`,
+    )
+    .join(',')}]}`;
+const NETWORKS_KEY = 'k8s.v1.cni.cncf.io/networks';
+const REGISTRY_KEY = 'sriovnetwork.k8snetworkplumbingwg.io/managed-networks';
 
 function merge(podAnnotations: Record<string, string> | undefined, desired: MergeInput['desired'], releasedClaims?: string[]) {
   const result = mergeManagedSelections({ pod: { ...POD, annotations: podAnnotations }, desired, releasedClaims });
@@ -99,6 +111,73 @@ describe('mergeManagedSelections', () => {
     expect(result.networks).toBe(applied[annotations.networks]);
     const registry = parseRegistry(result.registry ?? '');
     expect(registry.ok && registry.value.entries[0]?.uid).toBe('0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9');
+  });
+
+  describe('a registry entry whose selection was removed from the networks annotation', () => {
+    // The Pod as the driver left it: a manual entry, then vf0 and vf2 (two claims), recorded in the registry.
+    const written = {
+      [NETWORKS_KEY]: `[{"name":"storage"},${selectionText(vf0.entry)},${selectionText(vf2.entry)}]`,
+      [REGISTRY_KEY]: registryText(vf0.entry, vf2.entry),
+    };
+    const withoutVf0 = { ...written, [NETWORKS_KEY]: `[{"name":"storage"},${selectionText(vf2.entry)}]` };
+
+    it('is re-added after the remaining selections when its binding is still wanted, and the repair is stable', () => {
+      expect(merge(written, [vf0, vf2]).changed).toBe(false);
+      const repaired = merge(withoutVf0, [vf0, vf2]);
+      expect(repaired).toEqual({
+        changed: true,
+        networks: `[{"name":"storage"},${selectionText(vf2.entry)},${selectionText(vf0.entry)}]`,
+        registry: registryText(vf2.entry, vf0.entry),
+      });
+      expect(merge(apply(withoutVf0, repaired), [vf0, vf2]).changed).toBe(false);
+    });
+
+    it.each([
+      ['another interface', { interface: 'dra7' }],
+      ['another rendered config', { configSHA256: 'f'.repeat(64) }],
+    ])('is not re-added when its checkpoint now records %s: the record and the checkpoint conflict', (_case, change) => {
+      const outcome = mergeManagedSelections({ pod: { ...POD, annotations: withoutVf0 }, desired: [{ ...vf0, entry: { ...vf0.entry, ...change } }, vf2] });
+      expect(outcome.ok ? 'merged' : outcome.error.code).toBe('ManagedSelectionConflict');
+    });
+
+    it('stays recorded, and is not re-added, while its claim is neither wanted nor released', () => {
+      expect(merge(withoutVf0, [vf2])).toEqual({ changed: false, networks: withoutVf0[NETWORKS_KEY], registry: withoutVf0[REGISTRY_KEY] });
+    });
+
+    it('keeps its recorded place among the other entries', () => {
+      const vf3 = managed(CLAIM_B, '0000-83-00-2', 'dra3', 'rail-d-net');
+      const pod = {
+        [NETWORKS_KEY]: `[${selectionText(vf2.entry)},${selectionText(vf3.entry)}]`,
+        [REGISTRY_KEY]: registryText(vf2.entry, vf0.entry, vf3.entry),
+      };
+      expect(merge(pod, [vf2, vf3])).toEqual({ changed: false, networks: pod[NETWORKS_KEY], registry: pod[REGISTRY_KEY] });
+      const vf4 = managed(CLAIM_B, '0000-83-00-3', 'dra4', 'rail-e-net');
+      expect(merge(pod, [vf2, vf3, vf4]).registry).toBe(registryText(vf2.entry, vf0.entry, vf3.entry, vf4.entry));
+    });
+
+    it('goes when its claim is released', () => {
+      expect(merge(withoutVf0, [vf2], [CLAIM_A])).toEqual({ changed: true, networks: withoutVf0[NETWORKS_KEY], registry: registryText(vf2.entry) });
+    });
+  });
+
+  describe('the 256 KiB limit on all annotations together (keys plus values, in bytes)', () => {
+    const LIMIT = 262_144;
+    const published = { [NETWORKS_KEY]: `[${selectionText(vf0.entry)}]`, [REGISTRY_KEY]: registryText(vf0.entry) };
+    const bytes = (text: string): number => new TextEncoder().encode(text).length;
+    const fixed = Object.entries(published).reduce((total, [key, value]) => total + bytes(key) + bytes(value), 0) + bytes('padding');
+    // Two-byte characters make a count of UTF-16 units fall short of the byte count.
+    const padding = (total: number): Record<string, string> => ({ padding: 'é'.repeat(1000) + 'x'.repeat(total - fixed - 2000) });
+
+    it('accepts a result of exactly the limit', () => {
+      const pod = padding(LIMIT);
+      expect(Object.entries({ ...pod, ...published }).reduce((total, [key, value]) => total + bytes(key) + bytes(value), 0)).toBe(LIMIT);
+      expect(merge(pod, [vf0])).toEqual({ changed: true, ...{ networks: published[NETWORKS_KEY], registry: published[REGISTRY_KEY] } });
+    });
+
+    it('rejects a result one byte over it', () => {
+      const outcome = mergeManagedSelections({ pod: { ...POD, annotations: padding(LIMIT + 1) }, desired: [vf0] });
+      expect(outcome.ok ? 'merged' : outcome.error.code).toBe('AnnotationTooLarge');
+    });
   });
 
   it.each([

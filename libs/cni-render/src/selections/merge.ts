@@ -58,6 +58,15 @@ function isExactlyGenerated(selection: NetworkSelection, entry: RegistryEntry): 
   return raw.size === 3 && raw.get('name') === entry.name && raw.get('namespace') === entry.namespace && raw.get('interface') === entry.interface;
 }
 
+/** The registry records an attachment with another interface or rendered config than its checkpoint. */
+function disagrees(recorded: RegistryEntry, wanted: RegistryEntry): boolean {
+  return wanted.interface !== recorded.interface || wanted.configSHA256 !== recorded.configSHA256;
+}
+
+function checkpointConflict(recorded: RegistryEntry, object: ObjectRef): Result<never> {
+  return fail('ManagedSelectionConflict', `attachment ${recorded.attachmentID} is recorded with another interface or config than its checkpoint`, { object });
+}
+
 function annotationBytes(values: ReadonlyMap<string, string>): number {
   let total = 0;
   for (const [key, value] of values) total += Buffer.byteLength(key) + Buffer.byteLength(value);
@@ -68,8 +77,11 @@ function annotationBytes(values: ReadonlyMap<string, string>): number {
  * Computes the Pod's networks annotation and managed-networks registry (§9 rules 1–9). Foreign entries
  * keep their fields, options and order; owned entries are recognized by registry provenance plus the
  * exact generated tuple, never by name prefix; missing managed entries are appended once, in the
- * desired order; released claims lose only their own entries. A semantically identical result is
- * reported unchanged with the current values, so repeated repair does not rewrite a running Pod.
+ * desired order; released claims lose only their own entries. A registry entry whose selection is
+ * gone is re-added when its attachment is still desired (and must then agree with its checkpoint, as a
+ * present one must), dropped with its claim's release, and otherwise kept recorded in place, never
+ * re-attached or deleted on a guess. A semantically identical result is reported unchanged with the
+ * current values, so repeated repair does not rewrite a running Pod.
  */
 export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
   const { pod } = input;
@@ -101,7 +113,7 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
   }
 
   const next: NetworkSelection[] = [];
-  const nextEntries: RegistryEntry[] = [];
+  const kept: RegistryEntry[] = [];
   const placed = new Set<string>();
   for (const [index, selection] of selections.value.entries()) {
     const owned = selection.namespace === pod.namespace ? ownedByName.get(selection.name) : undefined;
@@ -116,14 +128,10 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
       placed.add(owned.attachmentID);
       if (released.has(owned.claimUID)) continue;
       const wanted = desiredByID.get(owned.attachmentID)?.entry;
-      if (wanted !== undefined && (wanted.interface !== owned.interface || wanted.configSHA256 !== owned.configSHA256)) {
-        return fail('ManagedSelectionConflict', `attachment ${owned.attachmentID} is recorded with another interface or config than its checkpoint`, {
-          object,
-        });
-      }
+      if (wanted !== undefined && disagrees(owned, wanted)) return checkpointConflict(owned, object);
       next.push(selection);
       // A repaired shadow has a new UID; everything else about the entry is fixed.
-      nextEntries.push(wanted ?? owned);
+      kept.push(wanted ?? owned);
       continue;
     }
     if (isShadowName(selection.name) && selection.namespace === pod.namespace && desiredNames.has(selection.name)) {
@@ -139,10 +147,31 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
     }
     next.push(selection);
   }
-  // Registry entries whose selection is gone: kept for their own claim's release, never guessed at.
+  // Registry entries whose selection is gone (removed by hand, or never written after a lost patch):
+  // - a wanted attachment's selection is re-added below from its checkpoint (§8.3 repair, §9 rule 5),
+  //   which must still agree with the record, exactly as when the selection is present (§9 rule 4);
+  // - a released claim's entry goes with the rest of that claim (§9 rule 7);
+  // - any other entry stays recorded, unattached, for its own claim's release: the merge never guesses
+  //   what to delete (§9 rule 7), and Multus's registry check reports the missing selection (§9). It
+  //   keeps its recorded place after the kept entry recorded before it, so an unchanged Pod is not
+  //   rewritten (§9 rule 9).
+  const unattached = new Map<string | undefined, RegistryEntry[]>();
+  let previous: string | undefined;
   for (const entry of prior.entries) {
-    if (!placed.has(entry.attachmentID) && !released.has(entry.claimUID) && !desiredByID.has(entry.attachmentID)) nextEntries.push(entry);
+    if (released.has(entry.claimUID)) continue;
+    if (placed.has(entry.attachmentID)) {
+      previous = entry.attachmentID;
+      continue;
+    }
+    const wanted = desiredByID.get(entry.attachmentID)?.entry;
+    if (wanted !== undefined) {
+      if (disagrees(entry, wanted)) return checkpointConflict(entry, object);
+      continue;
+    }
+    unattached.set(previous, [...(unattached.get(previous) ?? []), entry]);
   }
+  const nextEntries: RegistryEntry[] = [...(unattached.get(undefined) ?? [])];
+  for (const entry of kept) nextEntries.push(entry, ...(unattached.get(entry.attachmentID) ?? []));
   for (const { entry } of input.desired) {
     if (placed.has(entry.attachmentID)) continue;
     next.push(managedSelection(entry));

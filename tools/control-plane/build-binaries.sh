@@ -3,10 +3,11 @@
 # repository:
 #   $SRIOV_DRA_CACHE/k8s/<version>/bin   etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
 #   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts
+#   $SRIOV_DRA_CACHE/peers/bin           go-peers: the real Multus/libcni decoders for the differential tests
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|all] (default all). Environment: K8S_VERSION (v1.36.3),
+# Usage: build-binaries.sh [k8s|cni|peers|all] (default all). Environment: K8S_VERSION (v1.36.3),
 # ETCD_VERSION (the release pinned by that Kubernetes version), CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION.
 set -euo pipefail
 
@@ -103,10 +104,31 @@ build_cni() {
   printf '%s' "$id" >"$out/stamp"
 }
 
+# Our own Go program (tools/go-peers), built in place against the module versions its committed go.mod
+# and go.sum pin. The stamp records a hash of its sources, which the differential tests compare to
+# refuse a stale binary.
+peers_sources() {
+  local src=$1
+  (cd "$src" && LC_ALL=C cat go.mod go.sum $(LC_ALL=C ls -- *.go)) | sha256sum | cut -d' ' -f1
+}
+
+build_peers() {
+  local out=$cache/peers src
+  src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../go-peers" && pwd)
+  local id
+  id="sources=$(peers_sources "$src")
+go=$(go env GOVERSION)"
+  if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "go-peers: cached in $out"; return; fi
+  mkdir -p "$out/bin"
+  (cd "$src" && timed go-peers go build -trimpath -ldflags "-s -w" -o "$out/bin/go-peers" .)
+  printf '%s\n' "$id" >"$out/stamp"
+}
+
 case $what in
   k8s) build_k8s ;;
   cni) build_cni ;;
-  all) build_k8s; build_cni ;;
-  *) die "unknown target $what (k8s, cni or all)" ;;
+  peers) build_peers ;;
+  all) build_k8s; build_cni; build_peers ;;
+  *) die "unknown target $what (k8s, cni, peers or all)" ;;
 esac
 log "done: $cache"

@@ -19,7 +19,11 @@ export function readCrds(dir = CHART_CRDS_DIR): Record<string, unknown>[] {
 
 /** Creates every chart CRD (tolerating ones that exist) and waits until each is Established. */
 export async function installCrds(client: KubeClient, dir = CHART_CRDS_DIR): Promise<void> {
-  const crds = readCrds(dir);
+  await installCrdObjects(client, readCrds(dir));
+}
+
+/** Creates the given CRDs (tolerating ones that exist) and waits until each is Established. */
+export async function installCrdObjects(client: KubeClient, crds: readonly Record<string, unknown>[]): Promise<void> {
   for (const crd of crds) {
     try {
       await client.create(resourceTypes.customResourceDefinition, crd);

@@ -1,2 +1,3 @@
 export * from './guard/pod-registry.ts';
 export * from './guard/shadow-binding.ts';
+export * from './guard/shadow-config.ts';

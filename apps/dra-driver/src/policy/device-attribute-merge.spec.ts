@@ -49,4 +49,58 @@ describe('mergeDeviceAttributes', () => {
     const merged = mergeDeviceAttributes([object('a', ref('rail-a-net')), object('b', { [attributeKeys.netAttachDefNamespace]: { string: 'infra' } })]);
     expect(merged.ok ? 'accepted' : merged.error.code).toBe('InvalidNetAttachDefReference');
   });
+
+  it('treats a bare name and its driver-domain form as one key, last writer winning', () => {
+    const merged = mergeDeviceAttributes([object('a', { tier: { int: 1 } }), object('b', { 'sriovnetwork.k8snetworkplumbingwg.io/tier': { int: 2 } })]);
+    expect(merged.ok ? merged.value.attributes : merged.error.message).toEqual({ 'sriovnetwork.k8snetworkplumbingwg.io/tier': { int: 2 } });
+  });
+
+  it('keeps a "__proto__" attribute as an own key through the merge', () => {
+    const merged = mergeDeviceAttributes([object('a', JSON.parse('{"__proto__":{"string":"kept"}}') as Record<string, unknown>)]);
+    expect(merged.ok ? Object.entries(merged.value.attributes) : merged.error.message).toEqual([
+      ['sriovnetwork.k8snetworkplumbingwg.io/__proto__', { string: 'kept' }],
+    ]);
+  });
+});
+
+describe('mergeDeviceAttributes: the device attribute budget', () => {
+  // A device publishing 28 discovered attributes and 2 capacities leaves room for 2 custom attributes.
+  const discovered = Array.from({ length: 28 }, (_unused, index) => `sriovnetwork.k8snetworkplumbingwg.io/hw${index}`);
+  const device = { pool: 'worker-a', name: '0000-03-00-1', attributeNames: discovered, capacityNames: ['memory', 'example.com/slots'] };
+  const custom = (count: number) => Object.fromEntries(Array.from({ length: count }, (_unused, index) => [`example.com/c${index}`, { int: index }]));
+
+  it('accepts a device that reaches exactly 32 attributes and capacities', () => {
+    const merged = mergeDeviceAttributes([object('a', custom(1)), object('b', { 'example.com/c1': { int: 9 } })], device);
+    expect(merged.ok ? Object.keys(merged.value.attributes) : merged.error.message).toEqual(['example.com/c0', 'example.com/c1']);
+  });
+
+  it('rejects one more, naming the device and the count, and drops nothing to fit', () => {
+    const merged = mergeDeviceAttributes([object('a', custom(2)), object('b', { 'example.com/extra': { bool: true } })], device);
+    expect(merged.ok ? 'accepted' : [merged.error.code, merged.error.object]).toEqual([
+      'AttributeBudgetExceeded',
+      { kind: 'Device', name: 'worker-a/0000-03-00-1' },
+    ]);
+    expect(merged.ok ? '' : merged.error.detail).toContain('33');
+  });
+
+  it('counts a key shared by several objects once', () => {
+    const merged = mergeDeviceAttributes([object('a', custom(2)), object('b', custom(2))], device);
+    expect(merged.ok ? 'accepted' : merged.error.code).toBe('accepted');
+  });
+
+  it('rejects a custom attribute that would overwrite a discovered one', () => {
+    const merged = mergeDeviceAttributes([object('a', { hw3: { string: 'configured' } })], device);
+    expect(merged.ok ? 'accepted' : [merged.error.code, merged.error.object]).toEqual([
+      'ReservedDRAAttribute',
+      { kind: 'DeviceAttributes', namespace: 'dra-driver-sriov', name: 'a' },
+    ]);
+  });
+
+  it('checks custom attributes alone when no device is given', () => {
+    const merged = mergeDeviceAttributes([
+      object('a', custom(20)),
+      object('b', Object.fromEntries(Array.from({ length: 13 }, (_u, i) => [`example.org/d${i}`, { int: i }]))),
+    ]);
+    expect(merged.ok ? 'accepted' : merged.error.code).toBe('AttributeBudgetExceeded');
+  });
 });

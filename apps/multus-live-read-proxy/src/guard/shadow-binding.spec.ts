@@ -13,6 +13,13 @@ describe('readShadowBinding', () => {
     expect(readShadowBinding({ metadata: { name: 'rail-a-net', namespace: 'ai-workloads', annotations: {} } })).toEqual({ ok: true, value: null });
   });
 
+  it('accepts the binding on the NAD named after its attachmentID', () => {
+    const result = readShadowBinding({
+      metadata: { name: 'dra-sriov-71179501bb6cd083245331b0ff5857fa', namespace: 'ai-workloads', annotations: { [annotations.binding]: rawInput(binding) } },
+    });
+    expect(result.ok ? result.value?.attachmentID : result.error.message).toBe('71179501bb6cd083245331b0ff5857fa31e1b3479ee5e9985da63f7c301d31cc');
+  });
+
   it('refuses a binding copied onto a NAD whose name does not derive from it', () => {
     const result = readShadowBinding({
       metadata: { name: 'dra-sriov-00000000000000000000000000000000', namespace: 'ai-workloads', annotations: { [annotations.binding]: rawInput(binding) } },
@@ -23,12 +30,15 @@ describe('readShadowBinding', () => {
 
 describe('readPodRegistry', () => {
   const raw = rawInput(registry);
-  const podUID = (JSON.parse(raw) as { podUID: string }).podUID;
+  // The Pod UID the fixture was written for, stated literally rather than read back from the registry.
+  const podUID = '11111111-2222-3333-4444-555555555555';
 
   it('accepts the registry of this Pod and reports absence as null', () => {
-    expect(readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID, annotations: { [annotations.managedNetworks]: raw } } }).ok).toBe(
-      true,
-    );
+    const read = readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID, annotations: { [annotations.managedNetworks]: raw } } });
+    expect(read.ok ? read.value?.entries.map((entry) => entry.name) : read.error.message).toEqual([
+      'dra-sriov-71179501bb6cd083245331b0ff5857fa',
+      'dra-sriov-8dd60903e917c99a2954bc971df83a01',
+    ]);
     expect(readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID } })).toEqual({ ok: true, value: null });
   });
 

@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { identityTupleArbitrary } from '../test/arbitraries.ts';
+import { expectsValid, loadFixtures } from './fixtures.ts';
 import { type BindingIdentityTuple, buildBindingIdentity, canonicalIdentityBytes, shadowNameFor } from './identity.ts';
 
 function attachmentID(tuple: BindingIdentityTuple): string {
@@ -13,6 +16,45 @@ function attachmentID(tuple: BindingIdentityTuple): string {
 }
 
 const RUNS = 10_000;
+
+/**
+ * The canonical bytes as IDENTITY.md specifies them, written here from the document rather than taken
+ * from identity.ts: `<field>:<u|s>:<UTF-8 byte length>:<value>\n` for each field in table order.
+ */
+function documentedCanonicalBytes(tuple: BindingIdentityTuple): string {
+  const line = (field: string, type: 'u' | 's', value: string) => `${field}:${type}:${Buffer.byteLength(value, 'utf8')}:${value}\n`;
+  return [
+    line('protocolVersion', 'u', String(tuple.protocolVersion)),
+    line('nodeUID', 's', tuple.nodeUID),
+    line('podUID', 's', tuple.podUID),
+    line('claimUID', 's', tuple.claimUID),
+    line('driver', 's', tuple.driver),
+    line('pool', 's', tuple.pool),
+    line('device', 's', tuple.device),
+  ].join('');
+}
+
+/** Lowercase hex SHA-256 of each text, computed by the sha256sum binary in one process. */
+function sha256sumAll(texts: readonly string[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'identity-'));
+  try {
+    const files = texts.map((text, index) => {
+      const file = join(dir, String(index));
+      writeFileSync(file, text, 'utf8');
+      return file;
+    });
+    const output = execFileSync('sha256sum', files, { maxBuffer: 64 * 1024 * 1024 }).toString('utf8');
+    const byFile = new Map(
+      output
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => [line.slice(66), line.slice(0, 64)] as const),
+    );
+    return files.map((file) => byFile.get(file) ?? `sha256sum printed nothing for ${file}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 const fields = ['nodeUID', 'podUID', 'claimUID', 'driver', 'pool', 'device'] as const;
 
 describe('buildBindingIdentity', () => {
@@ -58,15 +100,30 @@ describe('buildBindingIdentity', () => {
     expect(canonicalIdentityBytes(a).equals(canonicalIdentityBytes(b))).toBe(false);
   });
 
-  it('gives the same IDs for 10^4 tuples computed in a separate process', () => {
+  it('gives, for 10^4 tuples, the digests sha256sum computes from bytes encoded by IDENTITY.md alone', () => {
     const tuples = fc.sample(identityTupleArbitrary, { numRuns: RUNS, seed: 20261130 });
-    const here = tuples.map(attachmentID);
-    const worker = fileURLToPath(new URL('../test/identity-worker.ts', import.meta.url));
-    const output = execFileSync(process.execPath, [worker], { input: JSON.stringify(tuples), maxBuffer: 64 * 1024 * 1024 });
-    const there = JSON.parse(output.toString('utf8')) as string[];
-    expect(there).toHaveLength(RUNS);
-    expect(there).toEqual(here);
-    expect(new Set(here).size).toBe(RUNS);
+    const digests = sha256sumAll(tuples.map(documentedCanonicalBytes));
+    const computed = tuples.map((tuple) => buildBindingIdentity(tuple));
+    let mismatches = 0;
+    for (const [index, identity] of computed.entries()) {
+      const digest = digests[index] ?? '';
+      const expected = { ok: true, value: { attachmentID: digest, shadowName: `dra-sriov-${digest.slice(0, 32)}` } };
+      if (JSON.stringify(identity) !== JSON.stringify(expected)) {
+        mismatches += 1;
+        if (mismatches === 1) expect({ tuple: tuples[index], identity }).toEqual({ tuple: tuples[index], identity: expected });
+      }
+    }
+    expect(mismatches).toBe(0);
+    expect(new Set(digests).size).toBe(RUNS);
+  });
+
+  it('encodes tuples exactly as IDENTITY.md describes', () => {
+    fc.assert(
+      fc.property(identityTupleArbitrary, (tuple) => {
+        expect(canonicalIdentityBytes(tuple).toString('utf8')).toBe(documentedCanonicalBytes(tuple));
+      }),
+      { numRuns: 1_000 },
+    );
   });
 
   it('rejects a tuple it cannot encode canonically', () => {
@@ -89,6 +146,29 @@ describe('buildBindingIdentity', () => {
     for (const value of [10n, null, 7, { toString: () => tuple.device }]) {
       const identity = buildBindingIdentity({ ...tuple, device: value });
       expect(identity.ok ? 'ok' : identity.error.code).toBe('InvalidIdentityTuple');
+    }
+  });
+});
+
+describe('identity fixtures', () => {
+  const valid = loadFixtures('identity').filter(expectsValid);
+
+  it('state canonical bytes that IDENTITY.md encoding gives for their tuple, and the digest sha256sum gives for those bytes', () => {
+    expect(valid.length).toBeGreaterThanOrEqual(3);
+    const digests = sha256sumAll(valid.map((fixture) => String(fixture.expect['canonical'])));
+    for (const [index, fixture] of valid.entries()) {
+      const digest = digests[index] ?? '';
+      expect({
+        id: fixture.id,
+        canonical: documentedCanonicalBytes(fixture.input as BindingIdentityTuple),
+        attachmentID: digest,
+        shadowName: `dra-sriov-${digest.slice(0, 32)}`,
+      }).toEqual({
+        id: fixture.id,
+        canonical: fixture.expect['canonical'],
+        attachmentID: fixture.expect['attachmentID'],
+        shadowName: fixture.expect['shadowName'],
+      });
     }
   });
 });

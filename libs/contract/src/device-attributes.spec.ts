@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { validateDeviceAttributes } from './device-attributes.ts';
 
 function deviceAttributes(attributes: unknown): unknown {
@@ -106,5 +107,59 @@ describe('validateDeviceAttributes: garbage input', () => {
   it('names the object when only its spec is wrong', () => {
     const result = validateDeviceAttributes(deviceAttributes([{ string: 'x' }]));
     expect(result.ok ? 'ok' : result.error.message).toContain('DeviceAttributes dra-driver-sriov/rail-a');
+  });
+});
+
+describe('validateDeviceAttributes: properties', () => {
+  const identifier = fc.stringMatching(/^[a-z_][a-zA-Z0-9_]{0,10}$/);
+  const name = fc.oneof(
+    identifier,
+    identifier.map((id) => `example.com/${id}`),
+    identifier.map((id) => `sriovnetwork.k8snetworkplumbingwg.io/${id}`),
+    fc.constant('__proto__'),
+  );
+  const value = fc.oneof(
+    fc.integer().map((int) => ({ int })),
+    fc.boolean().map((bool) => ({ bool })),
+    fc.string({ maxLength: 20 }).map((string) => ({ string })),
+  );
+  const qualify = (key: string) => (key.includes('/') ? key : `sriovnetwork.k8snetworkplumbingwg.io/${key}`);
+
+  it('keeps every entry under its qualified name, or names a typed reason', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, value), { maxLength: 40 }), (entries) => {
+        // Built through JSON so that "__proto__" is an own key, as it is in a decoded API object.
+        const attributes = JSON.parse(`{${entries.map(([key, member]) => `${JSON.stringify(key)}:${JSON.stringify(member)}`).join(',')}}`) as Record<
+          string,
+          unknown
+        >;
+        const keys = Object.keys(attributes);
+        const result = validateDeviceAttributes(deviceAttributes(attributes));
+        const qualified = keys.map(qualify);
+        const clash = new Set(qualified).size !== qualified.length;
+        const reserved = qualified.some(
+          (key) =>
+            /\/(vendor|deviceID|pfDeviceID|pciAddress|PFName|EswitchMode|vfID|pfPciAddress|linkType|rdmaCapable)$/.test(key) &&
+            key.startsWith('sriovnetwork.k8snetworkplumbingwg.io/'),
+        );
+        const reference = qualified.some((key) => /^sriovnetwork\.k8snetworkplumbingwg\.io\/netAttachDef(Name|Namespace)$/.test(key));
+        if (result.ok) {
+          expect(Object.keys(result.value.attributes)).toEqual(qualified);
+          expect(Object.values(result.value.attributes)).toEqual(keys.map((key) => attributes[key]));
+        } else if (clash && reserved) {
+          // Whichever the map order reaches first.
+          expect(['InvalidDeviceAttributes', 'ReservedDRAAttribute']).toContain(result.error.code);
+        } else if (clash) {
+          expect(result.error.code).toBe('InvalidDeviceAttributes');
+        } else if (reserved) {
+          expect(result.error.code).toBe('ReservedDRAAttribute');
+        } else if (qualified.length > 32) {
+          expect(result.error.code).toBe('AttributeBudgetExceeded');
+        } else {
+          expect([reference, result.error.code]).toEqual([true, 'InvalidNetAttachDefReference']);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -5,6 +5,8 @@ import { type BindingAnnotationV1, parseBindingAnnotation, serializeBindingAnnot
 import { buildBindingIdentity } from './identity.ts';
 import { type RegistryV1, parseRegistry, serializeRegistry } from './registry.ts';
 
+const nad = { kind: 'NetworkAttachmentDefinition', namespace: 'ai-workloads', name: 'shadow' };
+const pod = { kind: 'Pod', namespace: 'ai-workloads', name: 'consumer' };
 const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
 const iface = fc.stringMatching(/^[a-z][a-z0-9]{0,14}$/);
 
@@ -79,12 +81,38 @@ describe('serialization', () => {
   it('arbitrary strings never throw and never validate by accident', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.json()), (raw) => {
-        const binding = parseBindingAnnotation(raw);
-        const registry = parseRegistry(raw);
-        expect(binding.ok).toBe(false);
-        expect(registry.ok).toBe(false);
+        const binding = parseBindingAnnotation(raw, nad);
+        const registry = parseRegistry(raw, pod);
+        expect(binding.ok ? 'valid' : binding.error.code).toMatch(/^(InvalidBindingAnnotation|UnsupportedBindingVersion)$/);
+        expect(registry.ok ? 'valid' : registry.error.code).toMatch(/^(InvalidManagedNetworksRegistry|UnsupportedRegistryVersion)$/);
+        expect(binding.ok ? '' : binding.error.message).toContain(': NetworkAttachmentDefinition ai-workloads/shadow');
+        expect(registry.ok ? '' : registry.error.message).toContain(': Pod ai-workloads/consumer');
       }),
       { numRuns: 10_000 },
+    );
+  });
+
+  it('a binding that repeats any one of its keys is rejected, whatever the values', () => {
+    const fields = ['version', 'attachmentID', 'podUID', 'claimUID', 'nodeName', 'nodeUID', 'source', 'pciAddress', 'interface', 'configSHA256'];
+    fc.assert(
+      fc.property(bindingArbitrary, fc.constantFrom(...fields), (binding, field) => {
+        const text = serializeBindingAnnotation(binding);
+        const repeated = `${text.slice(0, -1)},${JSON.stringify(field)}:${JSON.stringify((binding as unknown as Record<string, unknown>)[field])}}`;
+        const parsed = parseBindingAnnotation(repeated);
+        expect(parsed.ok ? 'valid' : [parsed.error.code, parsed.error.detail.includes(JSON.stringify(field))]).toEqual(['InvalidBindingAnnotation', true]);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('a registry whose text spells a number differently from the driver is rejected', () => {
+    fc.assert(
+      fc.property(registryArbitrary, fc.constantFrom('1.0', '1e0', '1E0', '1.0e0', '10e-1', '0.1e1', '1.00'), (registry, spelling) => {
+        const text = serializeRegistry(registry).replace('"version":1', `"version":${spelling}`);
+        const parsed = parseRegistry(text);
+        expect(parsed.ok ? 'valid' : parsed.error.code).toBe('InvalidManagedNetworksRegistry');
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -1,0 +1,121 @@
+// Differential tests against the real Go code (tools/go-peers: Multus v4.2.3, libcni v1.3.0, plugin-shaped
+// structs): every shared fixture plus a few thousand seeded adversarial inputs go through our code and the
+// Go peer; the pass rule is in differential/compare.ts, the accepted exceptions in differential/accepted.ts.
+// npm run fuzz runs the same with 10^5 inputs. Needs the peer binary: `npm run binaries`.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type CniCase, type DiffCase, type TsCniView, compare, evaluateTs, goRequests } from './differential/compare.ts';
+import { GoPeer, type GoRequest } from './differential/peer.ts';
+import { fixtureCases, formatSummary, generatedCases, runCases } from './differential/run.ts';
+
+const GENERATED = Number(process.env['DIFFERENTIAL_RUNS'] ?? 3_000);
+const SEED = Number(process.env['DIFFERENTIAL_SEED'] ?? 20_261_130);
+
+/** Inputs that once diverged, run every time. */
+const PINNED: readonly DiffCase[] = [
+  // A folded duplicate of deviceID: the stored shadow names two devices, and which one a Go reader takes
+  // depends on key order (libcni's sorted re-marshalling happens to pick ours; a direct decode does not).
+  {
+    kind: 'cni',
+    config: '{"type":"sriov","deviceID":"","DeviceID":"0000:99:00.1","cniVersion":"1.0.0"}',
+    pci: '0000:03:00.1',
+    nadName: 'rail-a-net',
+    nadNamespace: 'ai-workloads',
+  },
+  // A spelling that sorts after "deviceID": libcni hands sriov-cni the foreign device.
+  {
+    kind: 'cni',
+    config: '{"type":"sriov","deviceid":"0000:99:00.1","cniVersion":"1.0.0"}',
+    pci: '0000:03:00.1',
+    nadName: 'rail-a-net',
+    nadNamespace: 'ai-workloads',
+  },
+  { kind: 'selections', text: ' ', podNamespace: 'ai-workloads' },
+  { kind: 'selections', text: '[{"name":"net-a","interfaceRequest":"eth1"}]', podNamespace: 'ai-workloads' },
+];
+
+let started: GoPeer | undefined;
+
+beforeAll(async () => {
+  // Never skipped: without the peer this suite fails, saying how to build it.
+  started = await GoPeer.start();
+});
+
+afterAll(async () => {
+  await started?.close();
+});
+
+const peer = {
+  send: (request: GoRequest) => running().send(request),
+};
+
+function running(): GoPeer {
+  if (started === undefined) throw new Error('the Go peer did not start');
+  return started;
+}
+
+async function goAnswers(input: DiffCase) {
+  const ts = evaluateTs(input);
+  return { ts, answers: await Promise.all(goRequests(input, ts).map((request) => peer.send(request))) };
+}
+
+describe('the pass rule itself', () => {
+  const valid: CniCase = {
+    kind: 'cni',
+    config: '{"cniVersion":"1.0.0","plugins":[{"type":"sriov","ipam":{"type":"host-local","ranges":[[{"subnet":"192.0.2.0/24"}]]}},{"type":"tuning"}]}',
+    pci: '0000:03:00.1',
+    nadName: 'rail-a-net',
+    nadNamespace: 'ai-workloads',
+  };
+
+  it('agrees on a valid conflist', async () => {
+    const { ts, answers } = await goAnswers(valid);
+    expect(compare(valid, ts, answers).divergences).toEqual([]);
+  });
+
+  // A harness that cannot fail proves nothing: feed it our real output with one field altered.
+  it.each([
+    ['deviceID', (view: TsCniView): TsCniView => ({ ...view, deviceID: '0000:99:00.1' }), 'the sriov deviceID libcni delivers'],
+    ['plugin types', (view: TsCniView): TsCniView => ({ ...view, types: ['sriov'] }), 'the executed plugin types'],
+    ['IPAM', (view: TsCniView): TsCniView => ({ ...view, ipam: { type: 'host-local' } }), 'the IPAM the sriov plugin delivers'],
+    ['name', (view: TsCniView): TsCniView => ({ ...view, name: 'other' }), 'the CNI network name'],
+    ['cniVersion', (view: TsCniView): TsCniView => ({ ...view, cniVersion: '0.4.0' }), 'the cniVersion'],
+  ])('flags a different %s', async (_field, alter, expected) => {
+    const { ts, answers } = await goAnswers(valid);
+    if (!ts.ok) throw new Error(ts.message);
+    const classes = compare(valid, { ok: true, view: alter(ts.view as TsCniView) }, answers).divergences.map((divergence) => divergence.class);
+    expect(classes.some((name) => name.includes(expected))).toBe(true);
+  });
+
+  it('flags an input ours accepts and Go rejects, and one ours rejects and Go accepts', async () => {
+    const overflow: CniCase = { ...valid, config: valid.config.replace('"tuning"}', '"tuning","x":1e400}') };
+    const { ts } = await goAnswers(valid);
+    const source = await peer.send({ kind: 'cni', config: overflow.config, nadName: overflow.nadName, nadNamespace: overflow.nadNamespace });
+    const classes = compare(overflow, ts, [source, source]).divergences.map((divergence) => divergence.class);
+    expect(classes).toEqual(['cni: ours renders, Go rejects the shadow (multus-delegate: a number beyond float64)']);
+    const selection: DiffCase = { kind: 'selections', text: '[{"name":"net-a"}]', podNamespace: 'ai-workloads' };
+    const { answers } = await goAnswers(selection);
+    expect(compare(selection, { ok: false, code: 'MalformedNetworkSelections', message: 'altered' }, answers).divergences).toHaveLength(1);
+  });
+});
+
+describe('differential: our code against the real Go decoders', () => {
+  it('agrees on every shared fixture', async () => {
+    const summary = await runCases(
+      running(),
+      fixtureCases().map((fixture) => fixture.input),
+    );
+    expect(summary.cases).toBeGreaterThanOrEqual(40);
+    if (summary.divergences.size > 0) throw new Error(formatSummary(summary));
+  });
+
+  it('agrees on the pinned inputs', async () => {
+    const summary = await runCases(running(), PINNED);
+    if (summary.divergences.size > 0) throw new Error(formatSummary(summary));
+  });
+
+  it(`agrees on ${GENERATED} generated adversarial inputs (seed ${SEED})`, async () => {
+    const summary = await runCases(running(), generatedCases(GENERATED, SEED));
+    expect(summary.cases).toBeGreaterThan(GENERATED * 0.99);
+    if (summary.divergences.size > 0) throw new Error(`seed ${SEED}: ${formatSummary(summary)}`);
+  }, 120_000);
+});

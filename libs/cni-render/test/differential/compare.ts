@@ -1,0 +1,256 @@
+// The pass rule of the differential tests. Whenever our code accepts an input, the real Go code must
+// decode the same device ID, plugin types, IPAM, CNI name and version (render) or the same selection
+// tuples (networks annotation); whenever the Go code rejects an input, ours must reject it too. An input
+// ours rejects but the Go code accepts is a divergence unless accepted.ts lists it with a reason.
+import { type JsonObject, type JsonValue, isJsonObject, parseStrictJson, serializeJson } from '@sriov-dra/contract';
+import { normalizePciAddress } from '../../src/pci-address.ts';
+import { type NetworkSelection, parseNetworkSelections } from '../../src/selections/parse.ts';
+import { renderShadowConfig } from '../../src/shadow-config.ts';
+import { acceptedDivergenceFor } from './accepted.ts';
+import type { GoAnswer, GoRequest } from './peer.ts';
+
+export interface CniCase {
+  readonly kind: 'cni';
+  readonly config: string;
+  readonly pci: string;
+  readonly nadName: string;
+  readonly nadNamespace: string;
+}
+
+export interface SelectionsCase {
+  readonly kind: 'selections';
+  readonly text: string;
+  readonly podNamespace: string;
+}
+
+export type DiffCase = CniCase | SelectionsCase;
+
+export interface Divergence {
+  /** Stable description of the kind of disagreement; the report groups by it. */
+  readonly class: string;
+  readonly input: DiffCase;
+  /** What our code said and what the Go code said, for the report. */
+  readonly ts: string;
+  readonly go: string;
+}
+
+export interface Verdict {
+  readonly divergences: readonly Divergence[];
+  /** Set when our code rejected an input the Go code accepts and accepted.ts covers it. */
+  readonly acceptedAs?: string;
+}
+
+/** The shadow NAD's Kubernetes name: Multus would fall back to it if the rendered CNI name went missing. */
+export const SHADOW_NAME = 'dra-sriov-71179501bb6cd083245331b0ff5857fa';
+
+/** What our code said about an input: its result plus the view the rest of the system acts on. */
+export type TsOutcome =
+  | { readonly ok: true; readonly view: TsCniView | readonly NetworkSelection[] }
+  | { readonly ok: false; readonly code: string; readonly message: string }
+  | { readonly ok: false; readonly code: 'threw'; readonly message: string };
+
+export interface TsCniView {
+  readonly bytes: string;
+  readonly pluginIndex: number | null;
+  readonly types: readonly (string | undefined)[];
+  readonly deviceID: string;
+  readonly ipam: unknown;
+  readonly ipamType: string;
+  readonly name: string;
+  readonly cniVersion: unknown;
+}
+
+function plain(value: JsonValue | undefined): unknown {
+  return value === undefined ? undefined : JSON.parse(serializeJson(value));
+}
+
+export function evaluateTs(input: DiffCase): TsOutcome {
+  try {
+    return input.kind === 'cni' ? evaluateRender(input) : evaluateSelections(input);
+  } catch (error) {
+    return { ok: false, code: 'threw', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  }
+}
+
+function evaluateRender(input: CniCase): TsOutcome {
+  const result = renderShadowConfig({ metadata: { name: input.nadName, namespace: input.nadNamespace }, spec: { config: input.config } }, input.pci);
+  if (!result.ok) return { ok: false, code: result.error.code, message: result.error.message };
+  // Our code's own reading of what it produced, by exact keys, as the rest of the driver reads it.
+  const parsed = parseStrictJson(result.value.bytes);
+  if (!parsed.ok || !isJsonObject(parsed.value)) return { ok: false, code: 'threw', message: 'rendered bytes do not parse as an object' };
+  const root = parsed.value;
+  const plugins = root.get('plugins');
+  const entries: JsonObject[] = result.value.pluginIndex === null ? [root] : Array.isArray(plugins) ? plugins.filter(isJsonObject) : [];
+  const sriov = entries[result.value.pluginIndex ?? 0];
+  const ipam = sriov?.get('ipam');
+  const ipamType = isJsonObject(ipam) ? ipam.get('type') : undefined;
+  const pci = normalizePciAddress(input.pci);
+  return {
+    ok: true,
+    view: {
+      bytes: result.value.bytes,
+      pluginIndex: result.value.pluginIndex,
+      types: entries.map((entry) => {
+        const type = entry.get('type');
+        return typeof type === 'string' ? type : undefined;
+      }),
+      deviceID: pci.ok ? pci.value : input.pci,
+      ipam: plain(ipam),
+      ipamType: typeof ipamType === 'string' ? ipamType : '',
+      name: result.value.effectiveName,
+      cniVersion: plain(root.get('cniVersion')),
+    },
+  };
+}
+
+function evaluateSelections(input: SelectionsCase): TsOutcome {
+  const result = parseNetworkSelections(input.text, input.podNamespace);
+  return result.ok ? { ok: true, view: result.value } : { ok: false, code: result.error.code, message: result.error.message };
+}
+
+/** The Go requests an input needs: the source as Multus would read it, and our rendered shadow if any. */
+export function goRequests(input: DiffCase, ts: TsOutcome): GoRequest[] {
+  if (input.kind === 'selections') return [{ kind: 'selections', text: input.text, podNamespace: input.podNamespace }];
+  const source: GoRequest = { kind: 'cni', config: input.config, nadName: input.nadName, nadNamespace: input.nadNamespace };
+  if (!ts.ok) return [source];
+  const view = ts.view as TsCniView;
+  return [source, { kind: 'cni', config: view.bytes, nadName: SHADOW_NAME, nadNamespace: input.nadNamespace }];
+}
+
+/** Deep equality of plain JSON values, key order ignored, numbers compared as float64 like Go reads them. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameJson(item, b[index]));
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && sameJson(left[key], right[key]));
+}
+
+function tsSaid(ts: TsOutcome): string {
+  if (!ts.ok) return ts.code === 'threw' ? `threw ${ts.message}` : `rejected ${ts.code}: ${ts.message}`;
+  if ('bytes' in ts.view) return `rendered ${ts.view.bytes}`;
+  return `accepted ${JSON.stringify(ts.view.map(selectionTuple))}`;
+}
+
+function goSaid(answer: GoAnswer): string {
+  if (!answer.ok) return `rejected at ${answer.stage ?? '?'}: ${answer.error ?? ''}`;
+  if (answer.cni !== undefined)
+    return `accepted ${JSON.stringify({ ...answer.cni, plugins: answer.cni.plugins.map((plugin) => ({ ...plugin, stdin: undefined })) })}`;
+  return `accepted ${JSON.stringify(answer.selections)}`;
+}
+
+export function compare(input: DiffCase, ts: TsOutcome, answers: readonly GoAnswer[]): Verdict {
+  const [first, second] = answers;
+  if (first === undefined) throw new Error('no Go answer');
+  const divergence = (what: string, go: string = goSaid(first)): Divergence => ({ class: `${input.kind}: ${what}`, input, ts: tsSaid(ts), go });
+  if (!ts.ok && ts.code === 'threw') return { divergences: [divergence('our code throws instead of returning a typed result')] };
+
+  if (!ts.ok) {
+    if (!first.ok) return { divergences: [] };
+    const accepted = acceptedDivergenceFor({ input, tsCode: ts.code, tsMessage: ts.message, go: first });
+    if (accepted !== undefined) return { divergences: [], acceptedAs: accepted.id };
+    return { divergences: [divergence(`ours rejects (${ts.code}), Go accepts`)] };
+  }
+
+  if (input.kind === 'selections') {
+    if (!first.ok) return { divergences: [divergence(`ours accepts, Go rejects (${goCategory(first)})`)] };
+    return { divergences: compareSelections(ts.view as readonly NetworkSelection[], first).map((field) => divergence(`both accept, ${field} differs`)) };
+  }
+
+  if (second === undefined) throw new Error('no Go answer for the rendered shadow');
+  if (!second.ok) return { divergences: [divergence(`ours renders, Go rejects the shadow (${goCategory(second)})`, goSaid(second))] };
+  if (!first.ok) return { divergences: [divergence(`ours renders, Go rejects the source (${goCategory(first)})`)] };
+  return { divergences: compareRendered(ts.view as TsCniView, second).map((field) => divergence(`both accept, ${field} differs`, goSaid(second))) };
+}
+
+/** Go's rejection, as a class: the pipeline stage plus the kind of error, without input-specific detail. */
+export function goCategory(answer: GoAnswer): string {
+  const error = answer.error ?? '';
+  const stage = (answer.stage ?? '?').replace(/^libcni-add$/, 'libcni');
+  const kinds: readonly (readonly [RegExp, string])[] = [
+    [/cannot unmarshal number \S+ into Go value of type float64/, 'a number beyond float64'],
+    [/cannot unmarshal (\w+) into Go struct field \S*?(ipam|dns|capabilities|prevResult)\b/i, 'a CNI field ($2) of the wrong JSON type'],
+    [/cannot unmarshal number \S+ into Go struct field/, 'a number the plugin field cannot hold'],
+    [/cannot unmarshal \w+ into Go struct field/, 'a plugin field of the wrong JSON type'],
+    [/cannot unmarshal \w+ into Go value/, 'a value of the wrong JSON type'],
+    [/invalid character|unexpected end of JSON|looking for beginning/, 'malformed JSON'],
+    [/incompatible CNI versions|unsupported CNI result version|invalid version/i, 'a cniVersion libcni or the plugin refuses'],
+    [/network name|missing network name/i, 'an invalid CNI network name'],
+    [/plugin name|missing 'type'|must have the 'type'/i, 'a missing or invalid plugin type'],
+    [/cniVersions|disableCheck|disableGC|loadOnlyInlinedPlugins/, 'a libcni list field of the wrong type'],
+    [/plugins/, 'an invalid plugins list'],
+    [/failed to parse CIDR|failed to parse IP/, 'an invalid IP or CIDR'],
+    [/failed to mac|infiniband GUID/, 'an invalid MAC or GUID'],
+    [/comma-delimited|interface name|Invalid network object/, 'invalid comma notation'],
+    [/panic/, 'a panic'],
+  ];
+  const kind = kinds.find(([pattern]) => pattern.test(error));
+  if (kind === undefined) return `${stage}: ${error.replace(/"[^"]*"|\d+/g, '…').slice(0, 80)}`;
+  const match = kind[0].exec(error) ?? [];
+  return `${stage}: ${kind[1].replace(/\$(\d)/g, (_all, group: string) => match[Number(group)] ?? '')}`;
+}
+
+function compareRendered(ts: TsCniView, go: GoAnswer): string[] {
+  const cni = go.cni;
+  if (cni === undefined) return ['the Go answer'];
+  const diffs: string[] = [];
+  const goTypes = cni.plugins.map((plugin) => plugin.type);
+  if (!sameJson(goTypes, ts.types)) diffs.push('the executed plugin types');
+  const sriov = cni.plugins.filter((plugin) => plugin.type === 'sriov');
+  if (sriov.length !== 1 || sriov[0]?.deviceID !== ts.deviceID) diffs.push('the sriov deviceID libcni delivers');
+  const delivered = cni.plugins[ts.pluginIndex ?? 0];
+  if (delivered !== undefined) {
+    if (!sameJson(delivered.ipam, ts.ipam)) diffs.push('the IPAM the sriov plugin delivers');
+    if (delivered.ipamType !== ts.ipamType) diffs.push('the IPAM type sriov-cni runs');
+  }
+  if (cni.networkName !== ts.name || cni.plugins.some((plugin) => plugin.name !== ts.name)) diffs.push('the CNI network name');
+  if (cni.cniVersion !== ts.cniVersion || cni.plugins.some((plugin) => plugin.cniVersion !== ts.cniVersion)) diffs.push('the cniVersion');
+  // The configuration as stored, decoded without libcni's sorted re-marshalling.
+  const direct = cni.direct[ts.pluginIndex ?? 0];
+  const directSriov = cni.direct.filter((plugin) => plugin.type === 'sriov');
+  if (directSriov.length !== 1 || directSriov[0]?.deviceID !== ts.deviceID) diffs.push('the sriov deviceID of the stored config (direct decode)');
+  if (direct !== undefined) {
+    if (!sameJson(direct.ipam, ts.ipam)) diffs.push('the IPAM of the stored config (direct decode)');
+    if (direct.ipamType !== ts.ipamType) diffs.push('the IPAM type of the stored config (direct decode)');
+    if (ts.pluginIndex === null && (direct.name !== ts.name || direct.cniVersion !== ts.cniVersion))
+      diffs.push('the name or cniVersion of the stored config (direct decode)');
+  }
+  return diffs;
+}
+
+/** Our code's view of one selection: typed fields where it has them, otherwise the raw object by exact key. */
+function field(selection: NetworkSelection, typed: string, key: string): unknown {
+  const record = selection as unknown as Record<string, unknown>;
+  if (typed in record) return record[typed];
+  return plain(selection.raw.get(key));
+}
+
+function selectionTuple(selection: NetworkSelection): Record<string, unknown> {
+  return {
+    name: selection.name,
+    namespace: selection.namespace,
+    interface: selection.interface ?? '',
+    mac: field(selection, 'mac', 'mac') ?? '',
+    ips: field(selection, 'ips', 'ips') ?? null,
+    infinibandGuid: field(selection, 'infinibandGuid', 'infiniband-guid') ?? '',
+  };
+}
+
+function compareSelections(ts: readonly NetworkSelection[], go: GoAnswer): string[] {
+  const networks = go.selections?.networks ?? [];
+  if (networks.length !== ts.length) return ['the number of selections'];
+  const diffs = new Set<string>();
+  for (const [index, selection] of ts.entries()) {
+    const mine = selectionTuple(selection);
+    const theirs = networks[index];
+    if (theirs === undefined) continue;
+    for (const key of Object.keys(mine)) {
+      const goValue = (theirs as unknown as Record<string, unknown>)[key] ?? (key === 'ips' ? null : '');
+      if (!sameJson(mine[key], goValue)) diffs.add(`the selection ${key}`);
+    }
+  }
+  return [...diffs];
+}

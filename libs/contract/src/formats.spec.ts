@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   isDns1123Label,
+  isDraIdentifier,
+  isHex64,
+  isLabelKey,
+  isLabelValue,
+  utf8Length,
   isDns1123Subdomain,
   isDraQualifiedName,
   isFullyQualifiedDraName,
@@ -63,5 +68,146 @@ describe('formats', () => {
     [isSemver, '01.2.3', false],
   ] as const)('%p(%j) = %j', (predicate, value, expected) => {
     expect(predicate(value)).toBe(expected);
+  });
+});
+
+const a = (count: number) => 'a'.repeat(count);
+const hex = (count: number) => '0123456789abcdef'.repeat(8).slice(0, count);
+
+describe('format boundaries', () => {
+  it.each([
+    // UUID: 8-4-4-4-12 lowercase hex, nothing around it.
+    [isUUID, `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`, true],
+    [isUUID, `${hex(7)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(13)}`, false],
+    [isUUID, `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(11)}`, false],
+    [isUUID, `${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}\n`, false],
+    [isUUID, ` ${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`, false],
+    [isUUID, '11111111-2222-3333-4444-55555555555g', false],
+    [isUUID, '', false],
+    // SHA-256 hex: exactly 64 lowercase.
+    [isHex64, hex(64), true],
+    [isHex64, hex(63), false],
+    [isHex64, `${hex(64)}0`, false],
+    [isHex64, `${hex(63)}A`, false],
+    [isHex64, `${hex(63)}g`, false],
+    [isHex64, `${hex(64)}\n`, false],
+    // Shadow names: the prefix and exactly 32 lowercase hex.
+    [isShadowName, `dra-sriov-${hex(32)}`, true],
+    [isShadowName, `dra-sriov-${hex(31)}`, false],
+    [isShadowName, `dra-sriov-${hex(33)}`, false],
+    [isShadowName, `dra-sriov${hex(33)}`, false],
+    [isShadowName, `xdra-sriov-${hex(32)}`, false],
+    [isShadowName, `dra-sriov-${hex(32)}\n`, false],
+    // PCI BDF: 4:2:2.1, function 0-7.
+    [isPciAddress, '0000:00:00.0', true],
+    [isPciAddress, 'ffff:ff:1f.7', true],
+    [isPciAddress, '00000:03:00.1', false],
+    [isPciAddress, '000:03:00.1', false],
+    [isPciAddress, '0000:003:00.1', false],
+    [isPciAddress, '0000:03:000.1', false],
+    [isPciAddress, '0000:03:00.10', false],
+    [isPciAddress, '0000:03:00', false],
+    [isPciAddress, '0000-03-00.1', false],
+    [isPciAddress, '0000:03:00.1\n', false],
+    // DNS-1123 label: 1-63, alphanumeric ends, "-" inside only.
+    [isDns1123Label, 'a', true],
+    [isDns1123Label, '0', true],
+    [isDns1123Label, 'a-0', true],
+    [isDns1123Label, '', false],
+    [isDns1123Label, 'a-', false],
+    [isDns1123Label, 'A', false],
+    [isDns1123Label, 'a_b', false],
+    [isDns1123Label, `${a(62)}-`, false],
+    // DNS-1123 subdomain: at most 253 in all.
+    [isDns1123Subdomain, a(253), true],
+    [isDns1123Subdomain, a(254), false],
+    [isDns1123Subdomain, 'a.b', true],
+    [isDns1123Subdomain, '.a', false],
+    [isDns1123Subdomain, 'a.', false],
+    [isDns1123Subdomain, 'a.-b', false],
+    [isDns1123Subdomain, '', false],
+    // Label values: empty, or 1-63 alphanumerics with "-", "_", "." inside.
+    [isLabelValue, '', true],
+    [isLabelValue, a(63), true],
+    [isLabelValue, a(64), false],
+    [isLabelValue, 'a_b.c-d', true],
+    [isLabelValue, '_a', false],
+    [isLabelValue, 'a.', false],
+    [isLabelValue, 'a b', false],
+    [isLabelValue, '\u00e9', false],
+    // Label keys: [DNS subdomain of at most 253 "/"]name of 1-63.
+    [isLabelKey, 'rail', true],
+    [isLabelKey, 'example.com/rail', true],
+    [isLabelKey, `${a(253)}/${a(63)}`, true],
+    [isLabelKey, `${a(254)}/a`, false],
+    [isLabelKey, `example.com/${a(64)}`, false],
+    [isLabelKey, 'example.com/', false],
+    [isLabelKey, '/rail', false],
+    [isLabelKey, 'a/b/c', false],
+    [isLabelKey, 'Example.com/rail', false],
+    [isLabelKey, '', false],
+    [isLabelKey, '__proto__', false],
+    // Interface names: 15 bytes, counted in UTF-8.
+    [isInterfaceName, '\u20ac'.repeat(5), true],
+    [isInterfaceName, `${'\u20ac'.repeat(5)}a`, false],
+    [isInterfaceName, `${a(13)}\u00e9`, true],
+    [isInterfaceName, `${a(14)}\u00e9`, false],
+    [isInterfaceName, 'a\tb', false],
+    [isInterfaceName, 'a\u000bb', false],
+    [isInterfaceName, 'a\rb', false],
+    [isInterfaceName, '\u0120', false],
+    [isInterfaceName, 'a\u00a0b', false],
+    [isInterfaceName, 'a\u2003b', false],
+    [isInterfaceName, '...', true],
+    [isInterfaceName, '.a', true],
+    [isInterfaceName, 'a-b_c.d@e', true],
+    // DRA identifiers: C identifiers of at most 32.
+    [isDraIdentifier, a(32), true],
+    [isDraIdentifier, a(33), false],
+    [isDraIdentifier, '_', true],
+    [isDraIdentifier, 'a1', true],
+    [isDraIdentifier, '1a', false],
+    [isDraIdentifier, '', false],
+    [isDraIdentifier, 'a-b', false],
+    // Qualified DRA names: domain of at most 63, identifier of at most 32.
+    [isFullyQualifiedDraName, `${a(63)}/${a(32)}`, true],
+    [isFullyQualifiedDraName, `${a(64)}/${a(32)}`, false],
+    [isFullyQualifiedDraName, `${a(63)}/${a(33)}`, false],
+    [isFullyQualifiedDraName, `${a(30)}.${a(32)}/x`, true],
+    [isFullyQualifiedDraName, `${a(31)}.${a(32)}/x`, false],
+    [isFullyQualifiedDraName, '/x', false],
+    [isFullyQualifiedDraName, 'example.com/', false],
+    [isFullyQualifiedDraName, 'Example.com/x', false],
+    [isFullyQualifiedDraName, 'example.com/X_9', true],
+    [isDraQualifiedName, a(32), true],
+    [isDraQualifiedName, a(33), false],
+    [isDraQualifiedName, 'example.com/x', true],
+    [isDraQualifiedName, '', false],
+    // Semantic versions of at most 64 bytes.
+    [isSemver, `1.0.0-${a(58)}`, true],
+    [isSemver, `1.0.0-${a(59)}`, false],
+    [isSemver, '0.0.0', true],
+    [isSemver, '1.0.0-0a', true],
+    [isSemver, '1.0.0-01', false],
+    [isSemver, '1.0.0+001', true],
+    [isSemver, '1.0.0-', false],
+    [isSemver, '1.0.0+', false],
+    [isSemver, 'v1.0.0', false],
+    [isSemver, '1.0', false],
+    [isSemver, '1.0.0.0', false],
+    [isSemver, '1.0.0\n', false],
+  ] as const)('%p(%j) = %j', (predicate, value, expected) => {
+    expect(predicate(value)).toBe(expected);
+  });
+
+  it.each([
+    ['', 0],
+    ['a', 1],
+    ['\u00e9', 2],
+    ['\u20ac', 3],
+    ['\u{1f600}', 4],
+    ['\ud800', 3],
+  ])('utf8Length(%j) = %d', (value, expected) => {
+    expect(utf8Length(value)).toBe(expected);
   });
 });

@@ -47,3 +47,53 @@ describe('validateNodePolicyDra', () => {
     expect(result.ok ? 'ok' : [result.error.code, result.error.object]).toEqual(['InvalidDRAAttribute', policy]);
   });
 });
+
+describe('validateNodePolicyDra boundaries', () => {
+  const NAME = 'sriovnetwork.openshift.io/sriovNetworkName';
+  const NAMESPACE = 'sriovnetwork.openshift.io/sriovNetworkNamespace';
+  const many = (count: number) => Object.fromEntries(Array.from({ length: count }, (_unused, index) => [`example.com/a${index}`, { int: index }]));
+
+  it.each([
+    ['32 custom attributes', many(32), 'ok'],
+    ['33 custom attributes', many(33), 'InvalidDRAAttribute'],
+    ['31 custom attributes and the reference pair', { ...many(31), [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'ns' } }, 'InvalidDRAAttribute'],
+    ['30 custom attributes and the reference pair', { ...many(30), [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'ns' } }, 'ok'],
+    ['a 63-character domain', { [`${'a'.repeat(63)}/x`]: { int: 1 } }, 'ok'],
+    ['a 64-character domain', { [`${'a'.repeat(64)}/x`]: { int: 1 } }, 'InvalidDRAAttribute'],
+    ['a 32-character identifier', { [`example.com/${'x'.repeat(32)}`]: { int: 1 } }, 'ok'],
+    ['a 33-character identifier', { [`example.com/${'x'.repeat(33)}`]: { int: 1 } }, 'InvalidDRAAttribute'],
+    ['a 64-byte version', { 'example.com/v': { version: `1.0.0-${'a'.repeat(58)}` } }, 'ok'],
+    ['a 65-byte version', { 'example.com/v': { version: `1.0.0-${'a'.repeat(59)}` } }, 'InvalidDRAAttribute'],
+    ['the largest safe integer', { 'example.com/i': { int: Number.MAX_SAFE_INTEGER } }, 'ok'],
+    ['an integer past 2^53', { 'example.com/i': { int: Number.MAX_SAFE_INTEGER + 1 } }, 'InvalidDRAAttribute'],
+    ['a 64-character SriovNetwork name', { [NAME]: { string: 'a'.repeat(64) }, [NAMESPACE]: { string: 'ns' } }, 'ok'],
+    ['a 65-character SriovNetwork name', { [NAME]: { string: 'a'.repeat(65) }, [NAMESPACE]: { string: 'ns' } }, 'InvalidSriovNetworkReference'],
+    ['a 63-character SriovNetwork namespace', { [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'a'.repeat(63) } }, 'ok'],
+    ['a 64-character SriovNetwork namespace', { [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'a'.repeat(64) } }, 'InvalidSriovNetworkReference'],
+    ['an empty SriovNetwork namespace', { [NAME]: { string: 'n' }, [NAMESPACE]: { string: '' } }, 'InvalidSriovNetworkReference'],
+    ['an empty SriovNetwork name', { [NAME]: { string: '' }, [NAMESPACE]: { string: 'ns' } }, 'InvalidSriovNetworkReference'],
+    ['a SriovNetwork name as a version', { [NAME]: { version: '1.0.0' }, [NAMESPACE]: { string: 'ns' } }, 'InvalidSriovNetworkReference'],
+    ['a reference value with two members', { [NAME]: { string: 'n', int: 1 }, [NAMESPACE]: { string: 'ns' } }, 'InvalidSriovNetworkReference'],
+    ['only the SriovNetwork namespace', { [NAMESPACE]: { string: 'ns' } }, 'IncompleteSriovNetworkReference'],
+    ['only the SriovNetwork name', { [NAME]: { string: 'n' } }, 'IncompleteSriovNetworkReference'],
+    ['the NAD name output key', { 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName': { string: 'n' } }, 'ReservedDRAAttribute'],
+    ['the NAD namespace output key', { 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace': { string: 'n' } }, 'ReservedDRAAttribute'],
+    ['the compatibility resourceName', { 'k8s.cni.cncf.io/resourceName': { string: 'x' } }, 'ReservedDRAAttribute'],
+    ['the discovered PCI address', { 'sriovnetwork.k8snetworkplumbingwg.io/pciAddress': { string: '0000:03:00.1' } }, 'ReservedDRAAttribute'],
+    ['the discovered PCIe root', { 'resource.kubernetes.io/pcieRoot': { string: 'pci0000:00' } }, 'ReservedDRAAttribute'],
+    ['the discovered NUMA node', { 'dra.net/numaNode': { int: 0 } }, 'ReservedDRAAttribute'],
+    ['a look-alike of a reserved key in another domain', { 'example.com/pciAddress': { string: 'x' } }, 'ok'],
+  ])('%s', (_case, attributes, expected) => {
+    const result = validateNodePolicyDra({ attributes }, policy);
+    expect(result.ok ? 'ok' : result.error.code).toBe(expected);
+  });
+
+  it('keeps the reference out of the custom attributes it publishes', () => {
+    const result = validateNodePolicyDra({ attributes: { ...many(2), [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'ns' } } }, policy);
+    expect(result.ok ? Object.keys(result.value.customAttributes) : result.error.message).toEqual(['example.com/a0', 'example.com/a1']);
+  });
+
+  it('reads an omitted attributes map as no attributes', () => {
+    expect(outcome({})).toEqual({ customAttributes: {}, sriovNetwork: null });
+  });
+});

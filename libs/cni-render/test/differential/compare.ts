@@ -221,21 +221,16 @@ function compareRendered(ts: TsCniView, go: GoAnswer): string[] {
   return diffs;
 }
 
-/** Our code's view of one selection: typed fields where it has them, otherwise the raw object by exact key. */
-function field(selection: NetworkSelection, typed: string, key: string): unknown {
-  const record = selection as unknown as Record<string, unknown>;
-  if (typed in record) return record[typed];
-  return plain(selection.raw.get(key));
-}
-
+/** Our code's view of one selection, in the Go peer's field names and zero values. */
 function selectionTuple(selection: NetworkSelection): Record<string, unknown> {
   return {
     name: selection.name,
     namespace: selection.namespace,
     interface: selection.interface ?? '',
-    mac: field(selection, 'mac', 'mac') ?? '',
-    ips: field(selection, 'ips', 'ips') ?? null,
-    infinibandGuid: field(selection, 'infinibandGuid', 'infiniband-guid') ?? '',
+    mac: selection.mac ?? '',
+    ips: selection.ips ?? null,
+    infinibandGuid: selection.infinibandGUID ?? '',
+    deviceID: selection.deviceID ?? '',
   };
 }
 

@@ -34,7 +34,7 @@ function escapeOne(text: string, at: number): string {
 export function keyText(key: string): fc.Arbitrary<string> {
   const flags = fc.array(fc.boolean(), { minLength: key.length, maxLength: key.length });
   return fc.oneof(
-    { weight: 24, arbitrary: fc.constant(str(key)) },
+    { weight: 60, arbitrary: fc.constant(str(key)) },
     { weight: 2, arbitrary: flags.map((flips) => str(flipCase(key, flips))) },
     { weight: 1, arbitrary: fc.constant(str(key.toUpperCase())) },
     { weight: 1, arbitrary: fc.constant(str(key.toLowerCase())) },
@@ -231,7 +231,7 @@ const rootCommon: fc.Arbitrary<Entry[]> = fc
 function withDuplicates(entries: fc.Arbitrary<Entry[]>): fc.Arbitrary<Entry[]> {
   return shuffled(
     fc
-      .tuple(entries, fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(duplicateEntry, { minLength: 1, maxLength: 2 }) }))
+      .tuple(entries, fc.oneof({ weight: 7, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(duplicateEntry, { minLength: 1, maxLength: 2 }) }))
       .map(([a, b]) => [...a, ...b]),
   );
 }

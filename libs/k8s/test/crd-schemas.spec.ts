@@ -193,6 +193,12 @@ describe('SriovNetworkNodePolicy', () => {
       'sriovNetworkNamespace must be a string value',
     ],
     [
+      'a 64-character SriovNetwork namespace',
+      { 'sriovnetwork.openshift.io/sriovNetworkName': { string: 'rail-a-net' }, 'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: 'n'.repeat(64) } },
+      [attrsPath],
+      'sriovNetworkNamespace must be a string value',
+    ],
+    [
       'a SriovNetwork namespace with a dot',
       { 'sriovnetwork.openshift.io/sriovNetworkName': { string: 'rail-a-net' }, 'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: 'in.fra' } },
       [attrsPath],
@@ -403,14 +409,14 @@ describe('agreement with ResourceSlice validation', () => {
   });
 
   it.each([
-    ['x'.repeat(64), true],
-    ['x'.repeat(65), false],
-    ['é'.repeat(32), true],
-    ['é'.repeat(32) + 'x', false],
-    ['😀'.repeat(16), true],
-    ['😀'.repeat(16) + 'x', false],
-    ['', true],
-  ])('string of %#', async (string, valid) => {
+    ['64 ASCII bytes', 'x'.repeat(64), true],
+    ['65 ASCII bytes', 'x'.repeat(65), false],
+    ['32 two-byte characters (64 bytes)', 'é'.repeat(32), true],
+    ['33 characters, 65 bytes', 'é'.repeat(32) + 'x', false],
+    ['16 four-byte characters (64 bytes)', '😀'.repeat(16), true],
+    ['17 characters, 65 bytes', '😀'.repeat(16) + 'x', false],
+    ['the empty string', '', true],
+  ])('string of %s', async (_case, string, valid) => {
     const result = await verdicts('example.com/s', { string });
     expect(result).toEqual(same(result, valid ? 'accepted' : 'rejected'));
   });
@@ -625,6 +631,41 @@ describe('compared with the upstream schemas', () => {
     const upstream = target('upstream', type, body);
     expect(chart).toEqual(await outcome(dryRunCreate(upstream.type, 'ai-workloads', upstream.body)));
     expect(chart).toMatchObject({ status: 422 });
+  });
+
+  it('SriovNetwork status conditions: the metav1.Condition rules, as upstream', async () => {
+    const condition = { type: 'Ready', status: 'True', reason: 'NetworkReady', message: '', lastTransitionTime: '2026-11-30T00:00:00Z' };
+    const outcomes: Record<string, Outcome[]> = {};
+    for (const schema of ['chart', 'upstream'] as const) {
+      const to = target(schema, resourceTypes.sriovNetwork, {
+        apiVersion: 'sriovnetwork.openshift.io/v1',
+        kind: 'SriovNetwork',
+        metadata: { name: `conditions-${schema}` },
+        spec: { resourceName: 'rail_a' },
+      });
+      await shared.admin.request({ method: 'POST', path: resourcePath(to.type, { namespace: 'ai-workloads' }), body: to.body });
+      const status = (conditions: unknown[]) =>
+        shared.admin.request({
+          method: 'PATCH',
+          path: resourcePath(to.type, { namespace: 'ai-workloads', name: `conditions-${schema}`, subresource: 'status' }),
+          query: { dryRun: 'All' },
+          body: { status: { conditions } },
+          contentType: contentTypes.mergePatch,
+        });
+      outcomes[schema] = [
+        await outcome(status([condition])),
+        await outcome(status([{ ...condition, reason: 'network ready' }])),
+        await outcome(status([{ ...condition, type: 'Ready?' }])),
+        await outcome(status([{ ...condition, status: 'Yes' }])),
+      ];
+    }
+    expect(outcomes['chart']).toEqual(outcomes['upstream']);
+    expect(outcomes['chart']?.map((result) => ('fields' in result ? result.fields : 'accepted'))).toEqual([
+      'accepted',
+      ['status.conditions[0].reason'],
+      ['status.conditions[0].type'],
+      ['status.conditions[0].status'],
+    ]);
   });
 
   // Deliberately stricter than upstream's schema, each where upstream's admission webhook, the driver or

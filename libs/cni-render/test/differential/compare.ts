@@ -5,6 +5,7 @@
 import { type JsonObject, type JsonValue, isJsonObject, parseStrictJson, serializeJson } from '@sriov-dra/contract';
 import { normalizePciAddress } from '../../src/pci-address.ts';
 import { type NetworkSelection, parseNetworkSelections } from '../../src/selections/parse.ts';
+import { serializeNetworkSelections } from '../../src/selections/serialize.ts';
 import { renderShadowConfig } from '../../src/shadow-config.ts';
 import { acceptedDivergenceFor } from './accepted.ts';
 import type { GoAnswer, GoRequest } from './peer.ts';
@@ -108,9 +109,17 @@ function evaluateSelections(input: SelectionsCase): TsOutcome {
   return result.ok ? { ok: true, view: result.value } : { ok: false, code: result.error.code, message: result.error.message };
 }
 
-/** The Go requests an input needs: the source as Multus would read it, and our rendered shadow if any. */
+/**
+ * The Go requests an input needs: the input as Multus would read it, plus what our code writes for
+ * Multus to read — the rendered shadow config, or the networks annotation serialized back.
+ */
 export function goRequests(input: DiffCase, ts: TsOutcome): GoRequest[] {
-  if (input.kind === 'selections') return [{ kind: 'selections', text: input.text, podNamespace: input.podNamespace }];
+  if (input.kind === 'selections') {
+    const original: GoRequest = { kind: 'selections', text: input.text, podNamespace: input.podNamespace };
+    if (!ts.ok) return [original];
+    const written = serializeNetworkSelections(ts.view as readonly NetworkSelection[]);
+    return [original, { kind: 'selections', text: written, podNamespace: input.podNamespace }];
+  }
   const source: GoRequest = { kind: 'cni', config: input.config, nadName: input.nadName, nadNamespace: input.nadNamespace };
   if (!ts.ok) return [source];
   const view = ts.view as TsCniView;
@@ -157,7 +166,16 @@ export function compare(input: DiffCase, ts: TsOutcome, answers: readonly GoAnsw
 
   if (input.kind === 'selections') {
     if (!first.ok) return { divergences: [divergence(`ours accepts, Go rejects (${goCategory(first)})`)] };
-    return { divergences: compareSelections(ts.view as readonly NetworkSelection[], first).map((field) => divergence(`both accept, ${field} differs`)) };
+    const selections = ts.view as readonly NetworkSelection[];
+    const found = compareSelections(selections, first).map((field) => divergence(`both accept, ${field} differs`));
+    if (found.length > 0 || second === undefined) return { divergences: found };
+    // The annotation our merge writes back must read the same to Multus.
+    if (!second.ok) return { divergences: [divergence(`Go rejects the annotation ours writes back (${goCategory(second)})`, goSaid(second))] };
+    return {
+      divergences: compareSelections(selections, second).map((field) =>
+        divergence(`Go reads ${field} differently in the annotation ours writes back`, goSaid(second)),
+      ),
+    };
   }
 
   if (second === undefined) throw new Error('no Go answer for the rendered shadow');
@@ -176,9 +194,9 @@ export function goCategory(answer: GoAnswer): string {
     [/cannot unmarshal number \S+ into Go struct field/, 'a number the plugin field cannot hold'],
     [/cannot unmarshal \w+ into Go struct field/, 'a plugin field of the wrong JSON type'],
     [/cannot unmarshal \w+ into Go value/, 'a value of the wrong JSON type'],
-    [/invalid character|unexpected end of JSON|looking for beginning/, 'malformed JSON'],
+    [/invalid characters found in network name|missing network name|network name is empty/i, 'an invalid CNI network name'],
+    [/invalid character '.+?' (?:looking|after|in)|unexpected end of JSON/, 'malformed JSON'],
     [/incompatible CNI versions|unsupported CNI result version|invalid version/i, 'a cniVersion libcni or the plugin refuses'],
-    [/network name|missing network name/i, 'an invalid CNI network name'],
     [/plugin name|missing 'type'|must have the 'type'/i, 'a missing or invalid plugin type'],
     [/cniVersions|disableCheck|disableGC|loadOnlyInlinedPlugins/, 'a libcni list field of the wrong type'],
     [/plugins/, 'an invalid plugins list'],
@@ -221,16 +239,21 @@ function compareRendered(ts: TsCniView, go: GoAnswer): string[] {
   return diffs;
 }
 
+/** A typed field of our selection when our code sets it, else the raw object's value at the exact key. */
+function field(selection: NetworkSelection, typed: keyof NetworkSelection, key: string): unknown {
+  return typed in selection ? selection[typed] : plain(selection.raw.get(key));
+}
+
 /** Our code's view of one selection, in the Go peer's field names and zero values. */
 function selectionTuple(selection: NetworkSelection): Record<string, unknown> {
   return {
     name: selection.name,
     namespace: selection.namespace,
     interface: selection.interface ?? '',
-    mac: selection.mac ?? '',
-    ips: selection.ips ?? null,
-    infinibandGuid: selection.infinibandGUID ?? '',
-    deviceID: selection.deviceID ?? '',
+    mac: field(selection, 'mac', 'mac') ?? '',
+    ips: field(selection, 'ips', 'ips') ?? null,
+    infinibandGuid: field(selection, 'infinibandGUID', 'infiniband-guid') ?? '',
+    deviceID: field(selection, 'deviceID', 'deviceID') ?? '',
   };
 }
 

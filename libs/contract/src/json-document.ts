@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { type ErrorCode, type ObjectRef, type Result, fail, ok } from './errors.ts';
 import { toPlainData } from './json-plain-data.ts';
-import { messageValue } from './message-value.ts';
+import { MESSAGE_TEXT_MAX_CHARS, messageExcerpt, messageValue } from './message-value.ts';
 import { describeFirstIssue } from './schema-issues.ts';
 import { JsonNumber, type JsonValue, isJsonObject, parseStrictJson } from './strict-json.ts';
 
@@ -23,7 +23,7 @@ function describeJsonType(value: JsonValue): string {
 export function parseJsonObject(raw: string, code: ErrorCode, object?: ObjectRef): Result<Record<string, unknown>> {
   if (typeof raw !== 'string') return fail(code, `must be a JSON string, got ${messageValue(raw)}`, { object });
   const parsed = parseStrictJson(raw);
-  if (!parsed.ok) return fail(code, `${PARSE_PROBLEMS[parsed.error.kind]} (${parsed.error.message})`, { object });
+  if (!parsed.ok) return fail(code, `${PARSE_PROBLEMS[parsed.error.kind]} (${messageExcerpt(parsed.error.message, MESSAGE_TEXT_MAX_CHARS)})`, { object });
   if (!isJsonObject(parsed.value)) return fail(code, `must be a JSON object, got ${describeJsonType(parsed.value)}`, { object });
   const plain = toPlainData(parsed.value);
   if (!plain.ok) return fail(code, plain.detail, { object });

@@ -5,33 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type CniCase, type DiffCase, type TsCniView, compare, evaluateTs, goRequests } from './differential/compare.ts';
 import { GoPeer, type GoRequest } from './differential/peer.ts';
+import { PINNED } from './differential/pinned.ts';
 import { fixtureCases, formatSummary, generatedCases, runCases } from './differential/run.ts';
 
 const GENERATED = Number(process.env['DIFFERENTIAL_RUNS'] ?? 3_000);
 const SEED = Number(process.env['DIFFERENTIAL_SEED'] ?? 20_261_130);
-
-/** Inputs that once diverged, run every time. */
-const PINNED: readonly DiffCase[] = [
-  // A folded duplicate of deviceID: the stored shadow names two devices, and which one a Go reader takes
-  // depends on key order (libcni's sorted re-marshalling happens to pick ours; a direct decode does not).
-  {
-    kind: 'cni',
-    config: '{"type":"sriov","deviceID":"","DeviceID":"0000:99:00.1","cniVersion":"1.0.0"}',
-    pci: '0000:03:00.1',
-    nadName: 'rail-a-net',
-    nadNamespace: 'ai-workloads',
-  },
-  // A spelling that sorts after "deviceID": libcni hands sriov-cni the foreign device.
-  {
-    kind: 'cni',
-    config: '{"type":"sriov","deviceid":"0000:99:00.1","cniVersion":"1.0.0"}',
-    pci: '0000:03:00.1',
-    nadName: 'rail-a-net',
-    nadNamespace: 'ai-workloads',
-  },
-  { kind: 'selections', text: ' ', podNamespace: 'ai-workloads' },
-  { kind: 'selections', text: '[{"name":"net-a","interfaceRequest":"eth1"}]', podNamespace: 'ai-workloads' },
-];
 
 let started: GoPeer | undefined;
 

@@ -1,5 +1,12 @@
 /** Longest excerpt of an input value an error message repeats; the rest is summarized by its length. */
 export const MESSAGE_VALUE_MAX_CHARS = 80;
+/** Longest free text (a parser's or schema's own message, which may quote input) an error repeats. */
+export const MESSAGE_TEXT_MAX_CHARS = 4 * MESSAGE_VALUE_MAX_CHARS;
+
+/** A text cut to `max` characters, saying how long it was. */
+export function messageExcerpt(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
 
 /**
  * An input value as an error message shows it: strings JSON-quoted and cut to a bounded excerpt, other

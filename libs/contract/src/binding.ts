@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ObjectRef, Result } from './errors.ts';
 import { hex64Schema, interfaceNameSchema, namespaceSchema, objectNameSchema, pciAddressSchema, resourceVersionSchema, uuidSchema } from './format-schemas.ts';
 import { parseVersioned, validateVersioned } from './json-document.ts';
+import { annotations } from './keys.ts';
 
 export const BINDING_ANNOTATION_VERSION = 1;
 
@@ -32,6 +33,9 @@ export const bindingAnnotationV1Schema = z.strictObject({
 
 export type BindingAnnotationV1 = z.infer<typeof bindingAnnotationV1Schema>;
 
+/** What an error names when the caller does not say which shadow the annotation came from. */
+const SOME_SHADOW: ObjectRef = { kind: 'NetworkAttachmentDefinition', field: `annotation ${annotations.binding}` };
+
 const bindingDocument = {
   version: BINDING_ANNOTATION_VERSION,
   schema: bindingAnnotationV1Schema,
@@ -39,12 +43,12 @@ const bindingDocument = {
   unsupported: 'UnsupportedBindingVersion',
 } as const;
 
-export function validateBindingAnnotation(document: unknown, object?: ObjectRef): Result<BindingAnnotationV1> {
+export function validateBindingAnnotation(document: unknown, object: ObjectRef = SOME_SHADOW): Result<BindingAnnotationV1> {
   return validateVersioned(document, bindingDocument, object);
 }
 
 /** Parses the raw annotation value as found in metadata.annotations. */
-export function parseBindingAnnotation(raw: string, object?: ObjectRef): Result<BindingAnnotationV1> {
+export function parseBindingAnnotation(raw: string, object: ObjectRef = SOME_SHADOW): Result<BindingAnnotationV1> {
   return parseVersioned(raw, bindingDocument, object);
 }
 

@@ -59,6 +59,8 @@ describe('untrusted input', () => {
         expect(isErrorCode(result.error.code)).toBe(true);
         expect(codes).toContain(result.error.code);
         expect(result.error.message.length).toBeLessThan(2_000);
+        // Even without a caller-supplied reference, the error says what kind of object it is about.
+        expect(result.error.object?.kind ?? '').not.toBe('');
       }),
       { numRuns: 3_000 },
     );

@@ -69,7 +69,10 @@ function referenceFrom(attributes: ReadonlyMap<string, DraScalarValue>, object?:
  * stored object or a disabled webhook must not produce unsafe output). Existence of the referenced
  * SriovNetwork is deliberately not checked here: admission must not depend on manifest order. Never throws.
  */
-export function validateNodePolicyDra(value: unknown, object?: ObjectRef): Result<ValidatedNodePolicyDra> {
+export function validateNodePolicyDra(
+  value: unknown,
+  object: ObjectRef = { kind: 'SriovNetworkNodePolicy', field: 'spec.dra' },
+): Result<ValidatedNodePolicyDra> {
   const parsed = nodePolicyDraSchema.safeParse(value);
   if (!parsed.success) return fail('InvalidDRAAttribute', describeFirstIssue(parsed.error), { object });
   const entries = Object.entries(parsed.data.attributes ?? {});

@@ -3,6 +3,7 @@ import { type ObjectRef, type Result, fail, ok } from './errors.ts';
 import { hex64Schema, interfaceNameSchema, namespaceSchema, shadowNameSchema, uuidSchema } from './format-schemas.ts';
 import { shadowNameFor } from './identity.ts';
 import { parseVersioned, validateVersioned } from './json-document.ts';
+import { annotations } from './keys.ts';
 import type { GeneratedSelection } from './selection.ts';
 
 export const REGISTRY_VERSION = 1;
@@ -60,6 +61,9 @@ function checkEntries(registry: RegistryV1, object?: ObjectRef): Result<Registry
   return ok(registry);
 }
 
+/** What an error names when the caller does not say which Pod the registry came from. */
+const SOME_POD: ObjectRef = { kind: 'Pod', field: `annotation ${annotations.managedNetworks}` };
+
 const registryDocument = {
   version: REGISTRY_VERSION,
   schema: registryV1Schema,
@@ -67,13 +71,13 @@ const registryDocument = {
   unsupported: 'UnsupportedRegistryVersion',
 } as const;
 
-export function validateRegistry(document: unknown, object?: ObjectRef): Result<RegistryV1> {
+export function validateRegistry(document: unknown, object: ObjectRef = SOME_POD): Result<RegistryV1> {
   const registry = validateVersioned(document, registryDocument, object);
   return registry.ok ? checkEntries(registry.value, object) : registry;
 }
 
 /** Parses the raw value of the managed-networks annotation. */
-export function parseRegistry(raw: string, object?: ObjectRef): Result<RegistryV1> {
+export function parseRegistry(raw: string, object: ObjectRef = SOME_POD): Result<RegistryV1> {
   const registry = parseVersioned(raw, registryDocument, object);
   return registry.ok ? checkEntries(registry.value, object) : registry;
 }

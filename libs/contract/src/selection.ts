@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type ObjectRef, type Result, fail, ok } from './errors.ts';
 import { interfaceNameSchema, namespaceSchema, shadowNameSchema } from './format-schemas.ts';
+import { annotations } from './keys.ts';
 import { describeFirstIssue } from './schema-issues.ts';
 
 /**
@@ -15,7 +16,10 @@ export const generatedSelectionSchema = z.strictObject({
 
 export type GeneratedSelection = z.infer<typeof generatedSelectionSchema>;
 
-export function validateGeneratedSelection(value: unknown, object?: ObjectRef): Result<GeneratedSelection> {
+export function validateGeneratedSelection(
+  value: unknown,
+  object: ObjectRef = { kind: 'NetworkSelection', field: `annotation ${annotations.networks}` },
+): Result<GeneratedSelection> {
   const parsed = generatedSelectionSchema.safeParse(value);
   if (!parsed.success) return fail('InvalidGeneratedSelection', describeFirstIssue(parsed.error), { object });
   return ok(parsed.data);

@@ -34,7 +34,7 @@ export const vfConfigSchema = z.strictObject({
 
 export type VfConfig = z.infer<typeof vfConfigSchema>;
 
-export function validateVfConfig(parameters: unknown, object?: ObjectRef): Result<VfConfig> {
+export function validateVfConfig(parameters: unknown, object: ObjectRef = { kind: VF_CONFIG_KIND }): Result<VfConfig> {
   const parsed = vfConfigSchema.safeParse(parameters);
   if (!parsed.success) return fail('InvalidVfConfig', describeFirstIssue(parsed.error), { object });
   return ok(parsed.data);

@@ -3,7 +3,7 @@
 // Go peer; the pass rule is in differential/compare.ts, the accepted exceptions in differential/accepted.ts.
 // npm run fuzz runs the same with 10^5 inputs. Needs the peer binary: `npm run binaries`.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type CniCase, type DiffCase, type TsCniView, compare, evaluateTs, goRequests } from './differential/compare.ts';
+import { type CniCase, type DiffCase, type TsCniView, type TsMergeView, compare, evaluateTs, goRequests } from './differential/compare.ts';
 import { GoPeer, type GoRequest } from './differential/peer.ts';
 import { PINNED } from './differential/pinned.ts';
 import { fixtureCases, formatSummary, generatedCases, runCases } from './differential/run.ts';
@@ -73,6 +73,16 @@ describe('the pass rule itself', () => {
     const selection: DiffCase = { kind: 'selections', text: '[{"name":"net-a"}]', podNamespace: 'ai-workloads' };
     const { answers } = await goAnswers(selection);
     expect(compare(selection, { ok: false, code: 'MalformedNetworkSelections', message: 'altered' }, answers).divergences).toHaveLength(1);
+  });
+
+  it('flags a merged annotation Multus reads differently', async () => {
+    const merge: DiffCase = { kind: 'merge', text: 'infra/net-a@eth1', desired: [0, 2] };
+    const { ts, answers } = await goAnswers(merge);
+    if (!ts.ok) throw new Error(ts.message);
+    expect(compare(merge, ts, answers).divergences).toEqual([]);
+    const view = ts.view as TsMergeView;
+    const altered: TsMergeView = { ...view, expected: view.expected.map((tuple, index) => (index === 1 ? { ...tuple, interface: 'dra9' } : tuple)) };
+    expect(compare(merge, { ok: true, view: altered }, answers).divergences).toHaveLength(1);
   });
 });
 

@@ -2,11 +2,13 @@
 // decode the same device ID, plugin types, IPAM, CNI name and version (render) or the same selection
 // tuples (networks annotation); whenever the Go code rejects an input, ours must reject it too. An input
 // ours rejects but the Go code accepts is a divergence unless accepted.ts lists it with a reason.
-import { type JsonObject, type JsonValue, isJsonObject, parseStrictJson, serializeJson } from '@sriov-dra/contract';
+import { type JsonObject, type JsonValue, annotations, isJsonObject, parseStrictJson, serializeJson } from '@sriov-dra/contract';
 import { normalizePciAddress } from '../../src/pci-address.ts';
 import { type NetworkSelection, parseNetworkSelections } from '../../src/selections/parse.ts';
 import { serializeNetworkSelections } from '../../src/selections/serialize.ts';
+import { type ManagedSelection, mergeManagedSelections } from '../../src/selections/merge.ts';
 import { renderShadowConfig } from '../../src/shadow-config.ts';
+import { CLAIM_A, CLAIM_B, POD, managed } from '../managed.ts';
 import { acceptedDivergenceFor } from './accepted.ts';
 import type { GoAnswer, GoRequest } from './peer.ts';
 
@@ -24,7 +26,21 @@ export interface SelectionsCase {
   readonly podNamespace: string;
 }
 
-export type DiffCase = CniCase | SelectionsCase;
+/** Existing annotation text plus the managed entries (indices into MERGE_POOL) the merge must add. */
+export interface MergeCase {
+  readonly kind: 'merge';
+  readonly text: string;
+  readonly desired: readonly number[];
+}
+
+export type DiffCase = CniCase | SelectionsCase | MergeCase;
+
+/** Managed attachments a merge may add: two claims, three VFs, three source templates. */
+export const MERGE_POOL: readonly ManagedSelection[] = [
+  managed(CLAIM_A, '0000-03-00-1', 'dra0', 'rail-a-net'),
+  managed(CLAIM_A, '0000-83-00-1', 'dra1', 'rail-b-net'),
+  managed(CLAIM_B, '0000-03-00-2', 'dra2', 'rail-c-net'),
+];
 
 export interface Divergence {
   /** Stable description of the kind of disagreement; the report groups by it. */
@@ -46,9 +62,16 @@ export const SHADOW_NAME = 'dra-sriov-71179501bb6cd083245331b0ff5857fa';
 
 /** What our code said about an input: its result plus the view the rest of the system acts on. */
 export type TsOutcome =
-  | { readonly ok: true; readonly view: TsCniView | readonly NetworkSelection[] }
+  | { readonly ok: true; readonly view: TsCniView | readonly NetworkSelection[] | TsMergeView }
   | { readonly ok: false; readonly code: string; readonly message: string }
   | { readonly ok: false; readonly code: 'threw'; readonly message: string };
+
+export interface TsMergeView {
+  /** The networks annotation the merge publishes (null: none). */
+  readonly networks: string | null;
+  /** What Multus must find in it: the existing selections, then the managed entries, in order. */
+  readonly expected: readonly Record<string, unknown>[];
+}
 
 export interface TsCniView {
   readonly bytes: string;
@@ -67,6 +90,7 @@ function plain(value: JsonValue | undefined): unknown {
 
 export function evaluateTs(input: DiffCase): TsOutcome {
   try {
+    if (input.kind === 'merge') return evaluateMerge(input);
     return input.kind === 'cni' ? evaluateRender(input) : evaluateSelections(input);
   } catch (error) {
     return { ok: false, code: 'threw', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
@@ -104,6 +128,27 @@ function evaluateRender(input: CniCase): TsOutcome {
   };
 }
 
+function evaluateMerge(input: MergeCase): TsOutcome {
+  const existing = parseNetworkSelections(input.text, POD.namespace);
+  if (!existing.ok) return { ok: false, code: existing.error.code, message: existing.error.message };
+  const desired = input.desired.flatMap((index) => MERGE_POOL[index] ?? []);
+  const merged = mergeManagedSelections({ pod: { ...POD, annotations: { [annotations.networks]: input.text } }, desired });
+  if (!merged.ok) return { ok: false, code: merged.error.code, message: merged.error.message };
+  const expected = [
+    ...existing.value.map(selectionTuple),
+    ...desired.map(({ entry }) => ({
+      name: entry.name,
+      namespace: entry.namespace,
+      interface: entry.interface,
+      mac: '',
+      ips: null,
+      infinibandGuid: '',
+      deviceID: '',
+    })),
+  ];
+  return { ok: true, view: { networks: merged.value.networks, expected } };
+}
+
 function evaluateSelections(input: SelectionsCase): TsOutcome {
   const result = parseNetworkSelections(input.text, input.podNamespace);
   return result.ok ? { ok: true, view: result.value } : { ok: false, code: result.error.code, message: result.error.message };
@@ -114,6 +159,12 @@ function evaluateSelections(input: SelectionsCase): TsOutcome {
  * Multus to read — the rendered shadow config, or the networks annotation serialized back.
  */
 export function goRequests(input: DiffCase, ts: TsOutcome): GoRequest[] {
+  if (input.kind === 'merge') {
+    // Multus is not asked about an input our merge refuses; that is the merge's own business.
+    if (!ts.ok) return [];
+    const { networks } = ts.view as TsMergeView;
+    return [{ kind: 'selections', text: networks ?? '', podNamespace: POD.namespace }];
+  }
   if (input.kind === 'selections') {
     const original: GoRequest = { kind: 'selections', text: input.text, podNamespace: input.podNamespace };
     if (!ts.ok) return [original];
@@ -141,6 +192,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
 function tsSaid(ts: TsOutcome): string {
   if (!ts.ok) return ts.code === 'threw' ? `threw ${ts.message}` : `rejected ${ts.code}: ${ts.message}`;
   if ('bytes' in ts.view) return `rendered ${ts.view.bytes}`;
+  if ('expected' in ts.view) return `merged into ${JSON.stringify(ts.view.networks)}, expecting ${JSON.stringify(ts.view.expected)}`;
   return `accepted ${JSON.stringify(ts.view.map(selectionTuple))}`;
 }
 
@@ -153,6 +205,7 @@ function goSaid(answer: GoAnswer): string {
 
 export function compare(input: DiffCase, ts: TsOutcome, answers: readonly GoAnswer[]): Verdict {
   const [first, second] = answers;
+  if (input.kind === 'merge') return compareMerge(input, ts, first);
   if (first === undefined) throw new Error('no Go answer');
   const divergence = (what: string, go: string = goSaid(first)): Divergence => ({ class: `${input.kind}: ${what}`, input, ts: tsSaid(ts), go });
   if (!ts.ok && ts.code === 'threw') return { divergences: [divergence('our code throws instead of returning a typed result')] };
@@ -237,6 +290,19 @@ function compareRendered(ts: TsCniView, go: GoAnswer): string[] {
       diffs.push('the name or cniVersion of the stored config (direct decode)');
   }
   return diffs;
+}
+
+function compareMerge(input: MergeCase, ts: TsOutcome, go: GoAnswer | undefined): Verdict {
+  if (!ts.ok) return { divergences: [] };
+  if (go === undefined) throw new Error('no Go answer for the merged annotation');
+  const divergence = (what: string): Divergence => ({ class: `merge: ${what}`, input, ts: tsSaid(ts), go: goSaid(go) });
+  if (!go.ok) return { divergences: [divergence(`Go rejects the annotation the merge writes (${goCategory(go)})`)] };
+  const { expected } = ts.view as TsMergeView;
+  const found = (go.selections?.networks ?? []).map((network) => {
+    const record = network as unknown as Record<string, unknown>;
+    return Object.fromEntries(Object.keys(expected[0] ?? {}).map((key) => [key, record[key] ?? (key === 'ips' ? null : '')]));
+  });
+  return { divergences: sameJson(found, expected) ? [] : [divergence('Go reads the merged annotation differently from the selections ours merged')] };
 }
 
 /** A typed field of our selection when our code sets it, else the raw object's value at the exact key. */

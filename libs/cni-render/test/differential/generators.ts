@@ -3,7 +3,7 @@
 // \u escapes inside keys, number forms float64 cannot hold, and the comma notation's corners. Most
 // inputs stay close to valid so that both sides accept them and the decoded values are compared.
 import fc from 'fast-check';
-import type { CniCase, SelectionsCase } from './compare.ts';
+import { type CniCase, MERGE_POOL, type MergeCase, type SelectionsCase } from './compare.ts';
 
 type Entry = readonly [key: string, value: string];
 
@@ -446,4 +446,9 @@ export const selectionsCase: fc.Arbitrary<SelectionsCase> = fc
   .tuple(fc.oneof(jsonSelections, commaSelections), fc.constantFrom('ai-workloads', 'ai-workloads', 'default'))
   .map(([text, podNamespace]) => ({ kind: 'selections', text, podNamespace }));
 
-export const diffCase = fc.oneof(cniCase, selectionsCase);
+/** An existing annotation (often foreign entries Multus reads in surprising ways) and the entries to add. */
+export const mergeCase: fc.Arbitrary<MergeCase> = fc
+  .tuple(selectionsCase, fc.subarray(MERGE_POOL.map((_entry, index) => index)))
+  .map(([{ text }, desired]) => ({ kind: 'merge', text, desired }));
+
+export const diffCase = fc.oneof({ weight: 4, arbitrary: cniCase }, { weight: 4, arbitrary: selectionsCase }, { weight: 1, arbitrary: mergeCase });

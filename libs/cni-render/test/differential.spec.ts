@@ -1,7 +1,9 @@
 // Differential tests against the real Go code (tools/go-peers: Multus v4.2.3, libcni v1.3.0, plugin-shaped
-// structs): every shared fixture plus a few thousand seeded adversarial inputs go through our code and the
-// Go peer; the pass rule is in differential/compare.ts, the accepted exceptions in differential/accepted.ts.
-// npm run fuzz runs the same with 10^5 inputs. Needs the peer binary: `npm run binaries`.
+// structs): the render and generated-selection fixtures (the shared fixtures the Go code has a counterpart
+// for), the pinned minimal inputs and a few thousand seeded adversarial inputs go through our render,
+// selection parse/serialize and merge, and through the Go peer. The pass rule is in differential/compare.ts,
+// the accepted exceptions in differential/accepted.ts. `npm run fuzz` runs 10^5 inputs; DIFFERENTIAL_RUNS
+// and DIFFERENTIAL_SEED change this suite's count and seed. Needs the peer binary: `npm run binaries`.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type CniCase, type DiffCase, type TsCniView, type TsMergeView, compare, evaluateTs, goRequests } from './differential/compare.ts';
 import { GoPeer, type GoRequest } from './differential/peer.ts';

@@ -1,7 +1,8 @@
 // The pass rule of the differential tests. Whenever our code accepts an input, the real Go code must
 // decode the same device ID, plugin types, IPAM, CNI name and version (render) or the same selection
-// tuples (networks annotation); whenever the Go code rejects an input, ours must reject it too. An input
-// ours rejects but the Go code accepts is a divergence unless accepted.ts lists it with a reason.
+// tuples (networks annotation, also as our code writes it back and as the merge publishes it); whenever
+// the Go code rejects an input, ours must reject it too. An input ours rejects but the Go code accepts is
+// a divergence unless accepted.ts lists it with a reason.
 import { type JsonObject, type JsonValue, annotations, isJsonObject, parseStrictJson, serializeJson } from '@sriov-dra/contract';
 import { normalizePciAddress } from '../../src/pci-address.ts';
 import { type NetworkSelection, parseNetworkSelections } from '../../src/selections/parse.ts';

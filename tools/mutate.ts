@@ -17,9 +17,10 @@ if (named !== undefined && !projects.includes(named)) {
   process.exit(2);
 }
 
-// Property tests run 10^4 cases in the ordinary suite; each mutant reruns them, so a smaller count keeps
-// a mutation run within hours rather than days. An explicit PROPERTY_RUNS wins.
-const env = { ...process.env, PROPERTY_RUNS: process.env['PROPERTY_RUNS'] ?? '200' };
+// Property tests run 10^4 cases and the differential tests 3,000 inputs in the ordinary suite; each
+// mutant reruns the tests covering it, so smaller counts keep a mutation run within an hour rather than
+// days. Explicit values win.
+const env = { ...process.env, PROPERTY_RUNS: process.env['PROPERTY_RUNS'] ?? '200', DIFFERENTIAL_RUNS: process.env['DIFFERENTIAL_RUNS'] ?? '300' };
 
 let failed = false;
 for (const project of named === undefined ? projects : [named]) {

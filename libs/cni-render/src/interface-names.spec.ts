@@ -18,9 +18,14 @@ function names(devices: AllocatedDevice[]): string[] {
   return result.value.map((assigned) => `${assigned.device}=${assigned.interface}`);
 }
 
-function code(devices: AllocatedDevice[]): string {
-  const result = assignInterfaceNames(devices);
-  return result.ok ? 'ok' : result.error.code;
+const OBJECT = { kind: 'Pod', namespace: 'ai-workloads', name: 'gpu-pairs' };
+
+function rejection(devices: AllocatedDevice[]): { code: string; detail: string } | 'ok' {
+  const result = assignInterfaceNames(devices, { object: OBJECT });
+  if (result.ok) return 'ok';
+  // Every rejection names the Pod it is about.
+  expect(result.error.object).toEqual(OBJECT);
+  return { code: result.error.code, detail: result.error.detail };
 }
 
 describe('assignInterfaceNames', () => {
@@ -84,20 +89,62 @@ describe('assignInterfaceNames', () => {
     expect(names([dev('a', 'r0', 'd0', { explicitName: 'rail0' }), dev('a', 'r1', 'd1')])).toEqual(['d0=rail0', 'd1=dra1']);
   });
 
+  it('gives each device of a multi-device request its own default name', () => {
+    expect(names([dev('a', 'r', 'd0', { requestDeviceCount: 2 }), dev('a', 'r', 'd1', { requestDeviceCount: 2 })])).toEqual(['d0=dra0', 'd1=dra1']);
+  });
+
+  it('keeps a primary interface other than eth0 free and allows eth0 then', () => {
+    const devices = [dev('a', 'r0', 'd0', { explicitName: 'eth0' }), dev('a', 'r1', 'd1', { explicitName: 'net0' })];
+    const result = assignInterfaceNames(devices, { primaryInterface: 'net0', object: OBJECT });
+    expect(result.ok ? 'ok' : result.error.detail).toBe('net0 for device worker-a/d1 is the primary interface');
+    expect(names([dev('a', 'r0', 'd0', { explicitName: 'eth1' })])).toEqual(['d0=eth1']);
+  });
+
   it.each([
-    ['an explicit name on a count-2 request', [dev('a', 'r', 'd0', { explicitName: 'net1', requestDeviceCount: 2 })], 'AmbiguousInterfaceName'],
-    ['a repeated explicit name', [dev('a', 'r0', 'd0', { explicitName: 'net1' }), dev('a', 'r1', 'd1', { explicitName: 'net1' })], 'DuplicateInterfaceName'],
-    ['an explicit name colliding with a default one', [dev('a', 'r0', 'd0', { explicitName: 'dra1' }), dev('a', 'r1', 'd1')], 'DuplicateInterfaceName'],
-    ['the primary interface', [dev('a', 'r', 'd0', { explicitName: 'eth0' })], 'InvalidInterfaceName'],
-    ['a 16-byte name', [dev('a', 'r', 'd0', { explicitName: 'a'.repeat(16) })], 'InvalidInterfaceName'],
-    ['a name with a slash', [dev('a', 'r', 'd0', { explicitName: 'a/b' })], 'InvalidInterfaceName'],
-    ['one device in two claims', [dev('a', 'r', 'd0'), dev('b', 'r', 'd0')], 'ConflictingDeviceRequirements'],
+    [
+      'an explicit name on a count-2 request',
+      [dev('a', 'r', 'd0', { explicitName: 'net1', requestDeviceCount: 2 })],
+      'AmbiguousInterfaceName',
+      'request r of claim a allocates 2 devices but names one interface "net1"',
+    ],
+    [
+      'a repeated explicit name',
+      [dev('a', 'r0', 'd0', { explicitName: 'net1' }), dev('a', 'r1', 'd1', { explicitName: 'net1' })],
+      'DuplicateInterfaceName',
+      'devices worker-a/d0 and worker-a/d1 both get interface net1',
+    ],
+    [
+      'an explicit name colliding with a default one',
+      [dev('a', 'r0', 'd0', { explicitName: 'dra1' }), dev('a', 'r1', 'd1')],
+      'DuplicateInterfaceName',
+      'devices worker-a/d0 and worker-a/d1 both get interface dra1',
+    ],
+    ['the primary interface', [dev('a', 'r', 'd0', { explicitName: 'eth0' })], 'InvalidInterfaceName', 'eth0 for device worker-a/d0 is the primary interface'],
+    [
+      'a 16-byte name',
+      [dev('a', 'r', 'd0', { explicitName: 'a'.repeat(16) })],
+      'InvalidInterfaceName',
+      `"${'a'.repeat(16)}" for device worker-a/d0 is not a Linux interface name`,
+    ],
+    [
+      'a name with a slash',
+      [dev('a', 'r', 'd0', { explicitName: 'a/b' })],
+      'InvalidInterfaceName',
+      '"a/b" for device worker-a/d0 is not a Linux interface name',
+    ],
+    [
+      'one device in two claims',
+      [dev('a', 'r', 'd0'), dev('b', 'r', 'd0')],
+      'ConflictingDeviceRequirements',
+      'device worker-a/d0 is allocated by two claims (a, b)',
+    ],
     [
       'one device asked for two names',
       [dev('a', 'r0', 'd0', { explicitName: 'x' }), dev('a', 'r1', 'd0', { explicitName: 'y' })],
       'ConflictingDeviceRequirements',
+      'requests r0 and r1 ask device worker-a/d0 for different interface names',
     ],
-  ])('rejects %s', (_case, devices, expected) => {
-    expect(code(devices)).toBe(expected);
+  ])('rejects %s', (_case, devices, code, detail) => {
+    expect(rejection(devices)).toEqual({ code, detail });
   });
 });

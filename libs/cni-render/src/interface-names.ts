@@ -62,6 +62,7 @@ export function assignInterfaceNames(
   const aliases = new Map<string, string>();
   for (const { claimUID, claimAlias } of devices) {
     const known = aliases.get(claimUID);
+    // Stryker disable next-line EqualityOperator: with <= an equal alias replaces itself, which changes nothing.
     if (known === undefined || claimAlias < known) aliases.set(claimUID, claimAlias);
   }
   const ordered = devices.map((device) => ({ alias: aliases.get(device.claimUID) ?? device.claimAlias, device })).sort(byOrder);

@@ -19,6 +19,13 @@ const registryText = (...entries: RegistryEntry[]): string =>
 const NETWORKS_KEY = 'k8s.v1.cni.cncf.io/networks';
 const REGISTRY_KEY = 'sriovnetwork.k8snetworkplumbingwg.io/managed-networks';
 
+const POD_REF = { kind: 'Pod', namespace: 'ai-workloads', name: 'gpu-pairs', uid: '11111111-2222-3333-4444-555555555555' };
+
+function rejection(podAnnotations: Record<string, string> | undefined, desired: MergeInput['desired'], releasedClaims?: string[]) {
+  const outcome = mergeManagedSelections({ pod: { ...POD, annotations: podAnnotations }, desired, releasedClaims });
+  return outcome.ok ? 'merged' : { code: outcome.error.code, detail: outcome.error.detail, object: outcome.error.object };
+}
+
 function merge(podAnnotations: Record<string, string> | undefined, desired: MergeInput['desired'], releasedClaims?: string[]) {
   const result = mergeManagedSelections({ pod: { ...POD, annotations: podAnnotations }, desired, releasedClaims });
   if (!result.ok) throw result.error;
@@ -175,9 +182,148 @@ describe('mergeManagedSelections', () => {
     });
 
     it('rejects a result one byte over it', () => {
-      const outcome = mergeManagedSelections({ pod: { ...POD, annotations: padding(LIMIT + 1) }, desired: [vf0] });
-      expect(outcome.ok ? 'merged' : outcome.error.code).toBe('AnnotationTooLarge');
+      expect(rejection(padding(LIMIT + 1), [vf0])).toEqual({
+        code: 'AnnotationTooLarge',
+        detail: 'annotations would total 262145 bytes, over the 262144-byte limit',
+        object: POD_REF,
+      });
     });
+
+    it('counts only what remains: a release that removes both annotations brings an oversized Pod under the limit', () => {
+      const pod = { ...padding(LIMIT + 1), ...published };
+      expect(merge(pod, [], [CLAIM_A])).toEqual({ changed: true, networks: null, registry: null });
+    });
+  });
+
+  describe('a managed entry edited by hand', () => {
+    const written = apply({}, merge(undefined, [vf0]));
+    const withSelection = (text: string) => ({ ...written, [NETWORKS_KEY]: `[${text}]` });
+    const { name } = vf0.entry;
+
+    it.each([
+      ['a field added', `{"name":"${name}","namespace":"ai-workloads","interface":"dra0","mac":"02:00:00:00:00:01"}`],
+      ['the namespace swapped for another field', `{"name":"${name}","interface":"dra0","ips":["192.0.2.1/24"]}`],
+      ['the interface swapped for another field', `{"name":"${name}","namespace":"ai-workloads","mac":"02:00:00:00:00:01"}`],
+      ['the interface changed', `{"name":"${name}","namespace":"ai-workloads","interface":"dra9"}`],
+      ['the name key respelled, which Multus still reads as the name', `{"Name":"${name}","namespace":"ai-workloads","interface":"dra0"}`],
+      ['the namespace key respelled', `{"name":"${name}","Namespace":"ai-workloads","interface":"dra0"}`],
+      ['the interface key respelled', `{"name":"${name}","namespace":"ai-workloads","Interface":"dra0"}`],
+    ])('is refused when it has %s', (_case, text) => {
+      expect(rejection(withSelection(text), [vf0])).toEqual({
+        code: 'ManagedSelectionConflict',
+        detail: `networks entry 0 (ai-workloads/${name}) differs from the generated selection or repeats it`,
+        object: POD_REF,
+      });
+    });
+
+    it('is refused when it appears twice', () => {
+      expect(rejection(withSelection(`${selectionText(vf0.entry)},${selectionText(vf0.entry)}`), [vf0])).toEqual({
+        code: 'ManagedSelectionConflict',
+        detail: `networks entry 1 (ai-workloads/${name}) differs from the generated selection or repeats it`,
+        object: POD_REF,
+      });
+    });
+
+    it('is refused when its present selection is recorded with another interface or config than the checkpoint', () => {
+      const moved = { ...vf0, entry: { ...vf0.entry, configSHA256: 'e'.repeat(64) } };
+      expect(rejection(written, [moved])).toEqual({
+        code: 'ManagedSelectionConflict',
+        detail: `attachment ${vf0.entry.attachmentID} is recorded with another interface or config than its checkpoint`,
+        object: POD_REF,
+      });
+    });
+
+    it('is not confused with a selection of the same name in another namespace, which is foreign', () => {
+      const foreign = `{"name":"${name}","namespace":"infra"}`;
+      expect(merge(withSelection(`${foreign},${selectionText(vf0.entry)}`), [vf0])).toEqual({
+        changed: false,
+        networks: `[${foreign},${selectionText(vf0.entry)}]`,
+        registry: written[REGISTRY_KEY],
+      });
+    });
+  });
+
+  describe("selections that are not the driver's", () => {
+    it('keeps a generated-looking name in another namespace, or one no desired attachment has', () => {
+      const elsewhere = `{"name":"${vf0.entry.name}","namespace":"infra"}`;
+      const undesired = `{"name":"${vf1.entry.name}","namespace":"ai-workloads"}`;
+      const result = merge({ [NETWORKS_KEY]: `[${elsewhere},${undesired}]` }, [vf0]);
+      expect(result.networks).toBe(`[${elsewhere},${undesired},${selectionText(vf0.entry)}]`);
+    });
+
+    it('keeps a selection of a template name in another namespace', () => {
+      const result = merge({ [NETWORKS_KEY]: 'infra/rail-a-net' }, [vf0]);
+      expect(result.networks).toBe(`[{"name":"rail-a-net","namespace":"infra"},${selectionText(vf0.entry)}]`);
+    });
+
+    it.each([
+      [
+        'a generated shadow name without registry provenance',
+        { [NETWORKS_KEY]: `[${selectionText(vf0.entry)}]` },
+        'ManagedSelectionConflict',
+        `networks entry 0 names generated shadow ${vf0.entry.name} without registry provenance`,
+      ],
+      [
+        'the template of an automatic attachment',
+        { [NETWORKS_KEY]: '[{"name":"storage"},{"name":"rail-a-net"}]' },
+        'ManualSelectionConflictsWithManagedTemplate',
+        `networks entry 1 selects ai-workloads/rail-a-net, the template the driver attaches automatically for attachment ${vf0.entry.attachmentID}`,
+      ],
+      [
+        'an interface an appended entry needs',
+        { [NETWORKS_KEY]: '[{"name":"storage","interface":"dra0"}]' },
+        'DuplicateInterfaceName',
+        'networks entries 0 and 1 both request interface dra0',
+      ],
+    ])('are refused when they hold %s', (_case, podAnnotations, code, detail) => {
+      expect(rejection(podAnnotations, [vf0])).toEqual({ code, detail, object: POD_REF });
+    });
+  });
+
+  it('refuses a claim that is both desired and released', () => {
+    expect(rejection(undefined, [vf0], [CLAIM_A])).toEqual({
+      code: 'ClaimReleaseInProgress',
+      detail: `claim ${CLAIM_A} is both desired and released`,
+      object: POD_REF,
+    });
+  });
+
+  it('refuses a registry written for another Pod, naming the registry annotation', () => {
+    const copied = { [REGISTRY_KEY]: '{"version":1,"podUID":"99999999-2222-3333-4444-555555555555","entries":[]}' };
+    expect(rejection(copied, [vf0])).toEqual({
+      code: 'InvalidManagedNetworksRegistry',
+      detail: 'the registry was written for Pod UID 99999999-2222-3333-4444-555555555555; it was copied, not written for this Pod',
+      object: POD_REF,
+    });
+    const unknown = mergeManagedSelections({
+      pod: { ...POD, annotations: { [REGISTRY_KEY]: `{"version":2,"podUID":"${POD.uid}","entries":[]}` } },
+      desired: [],
+    });
+    expect(unknown.ok ? 'merged' : unknown.error.object).toEqual({ ...POD_REF, field: `annotation ${REGISTRY_KEY}` });
+  });
+
+  it('refuses a new attachment on the interface of an entry still recorded for its release', () => {
+    const recorded = { [REGISTRY_KEY]: registryText(vf0.entry) };
+    const sameInterface = managed(CLAIM_B, '0000-03-00-7', 'dra0', 'rail-c-net');
+    const outcome = mergeManagedSelections({ pod: { ...POD, annotations: recorded }, desired: [sameInterface] });
+    expect(outcome.ok ? 'merged' : outcome.error.code).toBe('DuplicateSelectionIdentity');
+  });
+
+  it("replaces one claim's entry with another's in a list of the same length", () => {
+    const vf3 = managed(CLAIM_B, '0000-83-00-2', 'dra3', 'rail-d-net');
+    const pod = { [NETWORKS_KEY]: `[${selectionText(vf0.entry)},${selectionText(vf2.entry)}]`, [REGISTRY_KEY]: registryText(vf0.entry, vf2.entry) };
+    expect(merge(pod, [vf2, vf3], [CLAIM_A])).toEqual({
+      changed: true,
+      networks: `[${selectionText(vf2.entry)},${selectionText(vf3.entry)}]`,
+      registry: registryText(vf2.entry, vf3.entry),
+    });
+  });
+
+  it('re-adds a removed selection and leaves the registry text exactly as written when its entries are unchanged', () => {
+    // Spaces make the written text differ from what the merge would serialize.
+    const spaced = registryText(vf0.entry).replace('"version":1', '"version": 1');
+    const result = merge({ [NETWORKS_KEY]: '[{"name":"storage"}]', [REGISTRY_KEY]: spaced }, [vf0]);
+    expect(result).toEqual({ changed: true, networks: `[{"name":"storage"},${selectionText(vf0.entry)}]`, registry: spaced });
   });
 
   it.each([

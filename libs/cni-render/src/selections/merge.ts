@@ -6,7 +6,6 @@ import {
   type Result,
   annotations,
   fail,
-  isShadowName,
   ok,
   parseRegistry,
   serializeRegistry,
@@ -104,7 +103,7 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
     prior = parsed.value;
   }
 
-  const released = new Set(input.releasedClaims ?? []);
+  const released = new Set(input.releasedClaims);
   const ownedByName = new Map(prior.entries.map((entry) => [entry.name, entry]));
   const desiredByID = new Map(input.desired.map((selection) => [selection.entry.attachmentID, selection]));
   const desiredNames = new Set(input.desired.map((selection) => selection.entry.name));
@@ -134,7 +133,8 @@ export function mergeManagedSelections(input: MergeInput): Result<MergeResult> {
       kept.push(wanted ?? owned);
       continue;
     }
-    if (isShadowName(selection.name) && selection.namespace === pod.namespace && desiredNames.has(selection.name)) {
+    // Desired names are generated shadow names: one here without a registry entry was not written by this driver.
+    if (selection.namespace === pod.namespace && desiredNames.has(selection.name)) {
       return fail('ManagedSelectionConflict', `networks entry ${index} names generated shadow ${selection.name} without registry provenance`, { object });
     }
     const template = input.desired.find((managed) => managed.source.namespace === selection.namespace && managed.source.name === selection.name);

@@ -79,4 +79,31 @@ describe('contract annotations are parsed strictly', () => {
     expect(code(parseBindingAnnotation(withVersion('9'.repeat(64))))).toBe('valid');
     expect(code(parseBindingAnnotation(withVersion('9'.repeat(65))))).toBe('InvalidBindingAnnotation');
   });
+
+  it.each([
+    ['null', 'must be a JSON object, got null'],
+    ['[]', 'must be a JSON object, got an array'],
+    ['"x"', 'must be a JSON object, got a string'],
+    ['true', 'must be a JSON object, got a boolean'],
+    ['1', 'must be a JSON object, got a number'],
+    ['{"version":1', 'is not valid JSON'],
+    ['{"a":1,"a":1}', 'repeats a key'],
+    [`${'['.repeat(200)}${']'.repeat(200)}`, 'is nested too deeply'],
+    [`{"a":${'['.repeat(200)}${']'.repeat(200)}}`, 'is nested too deeply'],
+  ])('reports %s as "%s"', (raw, detail) => {
+    const result = parseRegistry(raw);
+    expect(result.ok ? 'valid' : result.error.detail).toContain(detail);
+  });
+
+  it('names where an inexact number is', () => {
+    const result = parseRegistry('{"version":1,"podUID":"11111111-2222-3333-4444-555555555555","entries":[{"uid":2.50}]}');
+    expect(result.ok ? 'valid' : result.error.detail).toBe('number 2.50 at entries[0].uid cannot be read exactly');
+    const root = parseBindingAnnotation('{"version":1E0}');
+    expect(root.ok ? 'valid' : root.error.detail).toBe('number 1E0 at version cannot be read exactly');
+  });
+
+  it.each(['0', '-1', '0.5', '1e-7', '123456789012345680000'])('reads the number %s, which prints back as written', (number) => {
+    const result = parseBindingAnnotation(`{"version":${number}}`);
+    expect(result.ok ? 'valid' : result.error.detail).not.toContain('cannot be read exactly');
+  });
 });

@@ -141,6 +141,39 @@ describe('buildBindingIdentity', () => {
     expect(identity.ok ? 'ok' : identity.error.code).toMatch(/^(InvalidIdentityTuple|UnsupportedIdentityProtocol)$/);
   });
 
+  it.each([
+    ['protocolVersion', 2, 'UnsupportedIdentityProtocol', 'protocolVersion 2 is not 1'],
+    ['nodeUID', 'X', 'InvalidIdentityTuple', 'nodeUID "X" is not a lowercase UUID'],
+    ['podUID', 5, 'InvalidIdentityTuple', 'podUID 5 is not a lowercase UUID'],
+    ['claimUID', null, 'InvalidIdentityTuple', 'claimUID null is not a lowercase UUID'],
+    ['driver', 'a'.repeat(64), 'InvalidIdentityTuple', `driver "${'a'.repeat(64)}" is not a DNS subdomain of at most 63 characters`],
+    ['pool', '', 'InvalidIdentityTuple', 'pool "" is not a DRA pool name'],
+    ['pool', `${'a'.repeat(127)}/${'b'.repeat(126)}`, 'InvalidIdentityTuple', 'is not a DRA pool name'],
+    ['device', 'a.b', 'InvalidIdentityTuple', 'device "a.b" is not a DNS label'],
+  ])('rejects %s %p with %s, saying which field', (field, value, code, detail) => {
+    const tuple = fc.sample(identityTupleArbitrary, { numRuns: 1, seed: 5 })[0] as BindingIdentityTuple;
+    const identity = buildBindingIdentity({ ...tuple, [field]: value });
+    expect(identity.ok ? 'ok' : [identity.error.code, identity.error.detail.includes(detail), identity.error.object]).toEqual([
+      code,
+      true,
+      { kind: 'BindingIdentityTuple' },
+    ]);
+  });
+
+  it.each([
+    ['a 63-character driver', { driver: 'a'.repeat(63) }],
+    ['a 253-character pool of two subdomains', { pool: `${'a'.repeat(126)}/${'b'.repeat(126)}` }],
+    ['a 63-character device', { device: 'd'.repeat(63) }],
+  ])('accepts %s', (_case, change) => {
+    const tuple = fc.sample(identityTupleArbitrary, { numRuns: 1, seed: 5 })[0] as BindingIdentityTuple;
+    expect(buildBindingIdentity({ ...tuple, ...change }).ok).toBe(true);
+  });
+
+  it('hashes only the seven fields: extra input fields change nothing', () => {
+    const tuple = fc.sample(identityTupleArbitrary, { numRuns: 1, seed: 5 })[0] as BindingIdentityTuple;
+    expect(buildBindingIdentity({ ...tuple, requestName: 'nic-0', resourceVersion: '7' })).toEqual(buildBindingIdentity(tuple));
+  });
+
   it('returns a typed error for a field of the wrong type', () => {
     const tuple = fc.sample(identityTupleArbitrary, { numRuns: 1, seed: 3 })[0] as BindingIdentityTuple;
     for (const value of [10n, null, 7, { toString: () => tuple.device }]) {

@@ -43,7 +43,13 @@ const fixtureSchema = z
 
 export interface ValidExpectation {
   readonly valid: true;
-  /** Expected values a consumer can compare, e.g. an identity's attachmentID. */
+  /**
+   * Expected values a consumer compares with what its own code read, stated literally and worked out
+   * independently of the input's own fields: identity `canonical`, `attachmentID`, `shadowName`;
+   * binding-annotation `shadowName`; managed-networks-registry `podUID`, `shadows`; device-attributes
+   * `attributes` (by qualified name), `nadReference`; node-policy-dra `customAttributes`, `sriovNetwork`;
+   * render `bytes`, `sha256`.
+   */
   readonly [key: string]: unknown;
 }
 

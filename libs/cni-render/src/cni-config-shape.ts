@@ -1,5 +1,5 @@
-import { type JsonObject, type JsonValue, type ObjectRef, type Result, JsonNumber, fail, isJsonObject, ok } from '@sriov-dra/contract';
-import { findFloat64Overflow, findFoldedDuplicate, goFoldKey } from './go-json.ts';
+import { type JsonObject, type JsonValue, type ObjectRef, type Result, type StrictJsonOptions, JsonNumber, fail, isJsonObject, ok } from '@sriov-dra/contract';
+import { goFoldKey } from './go-json.ts';
 
 /**
  * The checks that make a CNI configuration mean the same to every Go program that reads it (§7 step 2).
@@ -9,6 +9,9 @@ import { findFloat64Overflow, findFoldedDuplicate, goFoldKey } from './go-json.t
  * Where those readers could disagree — folded duplicates, an alternative spelling of a field, a type
  * one of them refuses — the configuration is refused here.
  */
+
+/** How every CNI configuration is parsed: Go's duplicates (folded keys) and Go's number range. */
+export const GO_STRICT_JSON: StrictJsonOptions = { foldKey: goFoldKey, finiteNumbers: true };
 
 /** Fields whose spelling must be exact because some reader matches them exactly and another by fold. */
 const PLUGIN_FIELDS = ['cniVersion', 'name', 'type', 'ipam', 'dns', 'capabilities', 'prevResult', 'deviceID', 'pciBusID'];
@@ -24,27 +27,31 @@ function describe(value: JsonValue | undefined): string {
   return value instanceof JsonNumber ? 'a number' : typeof value;
 }
 
-function join(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`;
-  return path === '' ? key : `${path}.${key}`;
+/** The fields of one Go struct: their exact names, their lengths and their folded forms. */
+interface FieldIndex {
+  readonly exact: ReadonlySet<string>;
+  readonly lengths: ReadonlySet<number>;
+  readonly byFold: ReadonlyMap<string, string>;
 }
 
-/** Every object in the tree, with its path. */
-function* objects(value: JsonValue, path: string): Generator<readonly [JsonObject, string]> {
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) yield* objects(item, join(path, index));
-  } else if (isJsonObject(value)) {
-    yield [value, path];
-    for (const [key, item] of value) yield* objects(item, join(path, key));
-  }
+function fieldIndex(fields: readonly string[]): FieldIndex {
+  return {
+    exact: new Set(fields),
+    lengths: new Set(fields.map((field) => field.length)),
+    byFold: new Map(fields.map((field) => [goFoldKey(field), field])),
+  };
 }
+const PLUGIN_INDEX = fieldIndex(PLUGIN_FIELDS);
+const ROOT_INDEX = fieldIndex(ROOT_FIELDS);
+const IPAM_INDEX = fieldIndex(IPAM_FIELDS);
+const DNS_INDEX = fieldIndex(DNS_FIELDS);
 
-/** A key that folds to one of `fields` without being spelled like it. */
-function misspelledField(object: JsonObject, fields: readonly string[]): { readonly key: string; readonly field: string } | undefined {
+/** A key that folds to one of the indexed fields without being spelled like it. */
+function misspelledField(object: JsonObject, index: FieldIndex): { readonly key: string; readonly field: string } | undefined {
   for (const key of object.keys()) {
-    if (fields.includes(key)) continue;
-    const folded = goFoldKey(key);
-    const field = fields.find((candidate) => goFoldKey(candidate) === folded);
+    // Folding keeps a key's length, so only keys as long as some field need folding.
+    if (index.exact.has(key) || !index.lengths.has(key.length)) continue;
+    const field = index.byFold.get(goFoldKey(key));
     if (field !== undefined) return { key, field };
   }
   return undefined;
@@ -61,7 +68,7 @@ function checkPluginTypes(plugin: JsonObject, path: string, object: ObjectRef): 
   const ipam = plugin.get('ipam');
   if (ipam !== undefined) {
     if (!isJsonObject(ipam)) return fail('MalformedCniConfig', `${at('ipam')} must be an object, found ${describe(ipam)}`, { object });
-    const misspelled = misspelledField(ipam, IPAM_FIELDS);
+    const misspelled = misspelledField(ipam, IPAM_INDEX);
     if (misspelled !== undefined)
       return fail('MalformedCniConfig', `${at('ipam')}: key ${JSON.stringify(misspelled.key)} must be spelled ${JSON.stringify(misspelled.field)}`, { object });
     const type = ipam.get('type');
@@ -71,7 +78,7 @@ function checkPluginTypes(plugin: JsonObject, path: string, object: ObjectRef): 
   const dns = plugin.get('dns');
   if (dns !== undefined) {
     if (!isJsonObject(dns)) return fail('MalformedCniConfig', `${at('dns')} must be an object, found ${describe(dns)}`, { object });
-    const misspelled = misspelledField(dns, DNS_FIELDS);
+    const misspelled = misspelledField(dns, DNS_INDEX);
     if (misspelled !== undefined)
       return fail('MalformedCniConfig', `${at('dns')}: key ${JSON.stringify(misspelled.key)} must be spelled ${JSON.stringify(misspelled.field)}`, { object });
     const domain = dns.get('domain');
@@ -91,32 +98,16 @@ function checkPluginTypes(plugin: JsonObject, path: string, object: ObjectRef): 
 }
 
 /**
- * Refuses what Go would decode differently or not at all: numbers beyond float64, two keys one field
- * apart (at every level), an alternative spelling of a field the readers disagree on, a PluginConf
- * field of the wrong JSON type, and conflist-only fields of the wrong type.
+ * The text was parsed with GO_STRICT_JSON, which already refused numbers beyond float64 and two keys
+ * one field apart at any level. This refuses an alternative spelling of a field the readers disagree
+ * on, a PluginConf field of the wrong JSON type, and conflist-only fields of the wrong type.
  */
 export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<void> {
-  const overflow = findFloat64Overflow(root);
-  if (overflow !== undefined) {
-    return fail('MalformedCniConfig', `the number ${overflow.raw} at ${overflow.path} does not fit a float64, so Multus cannot decode the configuration`, {
-      object,
-    });
-  }
-  for (const [node, path] of objects(root, '')) {
-    const duplicate = findFoldedDuplicate(node);
-    if (duplicate !== undefined) {
-      return fail(
-        'DuplicateCniKey',
-        `keys ${JSON.stringify(duplicate.first)} and ${JSON.stringify(duplicate.second)}${path === '' ? '' : ` at ${path}`} are one field to Go's encoding/json`,
-        { object },
-      );
-    }
-  }
   const plugins = root.get('plugins');
   const entries: (readonly [JsonObject, string])[] = Array.isArray(plugins)
     ? plugins.flatMap((plugin, index) => (isJsonObject(plugin) ? [[plugin, `plugins[${index}]`] as const] : []))
     : [];
-  for (const [node, path, fields] of [[root, '', ROOT_FIELDS] as const, ...entries.map(([plugin, at]) => [plugin, at, PLUGIN_FIELDS] as const)]) {
+  for (const [node, path, fields] of [[root, '', ROOT_INDEX] as const, ...entries.map(([plugin, at]) => [plugin, at, PLUGIN_INDEX] as const)]) {
     const misspelled = misspelledField(node, fields);
     if (misspelled !== undefined) {
       return fail(

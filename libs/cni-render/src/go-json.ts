@@ -51,21 +51,48 @@ export function goFoldKey(key: string): string {
   return out;
 }
 
+/** goFoldKey(a) === goFoldKey(b), without building either form when both are ASCII (the common case). */
+export function goFoldEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0x80 || y >= 0x80) return goFoldKey(a) === goFoldKey(b);
+    if (x >= 0x61 && x <= 0x7a) x -= 0x20;
+    if (y >= 0x61 && y <= 0x7a) y -= 0x20;
+    if (x !== y) return false;
+  }
+  return true;
+}
+
 /** Two distinct keys of one object that Go would read as the same struct field. */
 export interface FoldedKeyPair {
   readonly first: string;
   readonly second: string;
 }
 
-/** The first pair of keys in the object that fold to the same form, if any. */
+/**
+ * The first pair of keys in the object that fold to the same form, if any. Folding never changes a
+ * key's UTF-16 length (simple case mappings stay within their plane), so a key is folded and compared
+ * only when an earlier key has its length: most objects are answered without folding a single key.
+ */
 export function findFoldedDuplicate(object: JsonObject): FoldedKeyPair | undefined {
   if (object.size < 2) return undefined;
-  const seen = new Map<string, string>();
+  let lengths = 0;
+  let index = 0;
   for (const key of object.keys()) {
-    const folded = goFoldKey(key);
-    const earlier = seen.get(folded);
-    if (earlier !== undefined) return { first: earlier, second: key };
-    seen.set(folded, key);
+    const bit = key.length < 31 ? 1 << key.length : 0;
+    if (bit === 0 || (lengths & bit) !== 0) {
+      let earlierIndex = 0;
+      for (const earlier of object.keys()) {
+        if (earlierIndex === index) break;
+        earlierIndex += 1;
+        if (goFoldEqual(earlier, key)) return { first: earlier, second: key };
+      }
+    }
+    lengths |= bit;
+    index += 1;
   }
   return undefined;
 }
@@ -88,7 +115,10 @@ export function goField(object: JsonObject, field: string): { readonly key: stri
  * rejects magnitudes that round to infinity, and so do we. Both round correctly, so the sets agree.
  */
 export function isGoFloat64(number: JsonNumber): boolean {
-  return Number.isFinite(Number(number.raw));
+  // Without an exponent, fewer than 309 digits cannot reach float64's maximum (about 1.8e308).
+  const raw = number.raw;
+  if (raw.length < 309 && !raw.includes('e') && !raw.includes('E')) return true;
+  return Number.isFinite(Number(raw));
 }
 
 /** The path and text of the first number in the tree that Go cannot decode into a float64. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type JsonObject, type JsonValue, type ObjectRef, type Result, fail, isJsonObject, ok, parseStrictJson, serializeJson } from '@sriov-dra/contract';
 import { effectiveCniName, isCniNetworkName } from './cni-name.ts';
-import { checkGoDecodable } from './cni-config-shape.ts';
+import { GO_STRICT_JSON, checkGoDecodable } from './cni-config-shape.ts';
 import { normalizePciAddress } from './pci-address.ts';
 
 /** CNI versions the supported libcni/sriov-cni/IPAM combination executes. */
@@ -53,11 +53,12 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
 
   const text = source.spec?.config;
   if (text === undefined || text.trim() === '') return fail('MissingInlineConfig', 'spec.config is empty', { object });
-  const parsed = parseStrictJson(text);
+  const parsed = parseStrictJson(text, GO_STRICT_JSON);
   if (!parsed.ok) {
-    return parsed.error.kind === 'duplicate-key'
-      ? fail('DuplicateCniKey', parsed.error.message, { object })
-      : fail('MalformedCniConfig', parsed.error.message, { object });
+    const { kind, message } = parsed.error;
+    if (kind === 'duplicate-key') return fail('DuplicateCniKey', `${message}; Go's encoding/json reads such keys as one field`, { object });
+    if (kind === 'number-range') return fail('MalformedCniConfig', `${message}, so Multus cannot decode the configuration`, { object });
+    return fail('MalformedCniConfig', message, { object });
   }
   const root = parsed.value;
   if (!isJsonObject(root)) return fail('MalformedCniConfig', `the configuration must be a JSON object, not ${describe(root)}`, { object });

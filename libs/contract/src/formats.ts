@@ -71,6 +71,8 @@ export function utf8Length(value: string): number {
  * second byte of "à" in UTF-8, for instance).
  */
 const KERNEL_FORBIDDEN_BYTES = new Set([0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x2f, 0x3a, 0xa0]);
+/** The common case decided without encoding: 1–15 printable ASCII characters other than space, "/" and ":". */
+const ASCII_INTERFACE_NAME = /^[!-.0-9;-~]{1,15}$/;
 
 /**
  * A Linux network interface name as the kernel accepts it (dev_valid_name): 1–15 bytes, not "." or "..",
@@ -78,6 +80,7 @@ const KERNEL_FORBIDDEN_BYTES = new Set([0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20
  */
 export function isInterfaceName(value: string): boolean {
   if (value === '' || value === '.' || value === '..') return false;
+  if (ASCII_INTERFACE_NAME.test(value)) return true;
   const bytes = Buffer.from(value, 'utf8');
   if (bytes.length > INTERFACE_NAME_MAX_BYTES) return false;
   if (bytes.some((byte) => KERNEL_FORBIDDEN_BYTES.has(byte))) return false;

@@ -3,9 +3,14 @@ import { type ErrorCode, type ObjectRef, type Result, fail, ok } from './errors.
 import { toPlainData } from './json-plain-data.ts';
 import { MESSAGE_TEXT_MAX_CHARS, messageExcerpt, messageValue } from './message-value.ts';
 import { describeFirstIssue } from './schema-issues.ts';
-import { JsonNumber, type JsonValue, isJsonObject, parseStrictJson } from './strict-json.ts';
+import { type JsonParseError, JsonNumber, type JsonValue, isJsonObject, parseStrictJson } from './strict-json.ts';
 
-const PARSE_PROBLEMS = { syntax: 'is not valid JSON', 'duplicate-key': 'repeats a key', 'too-deep': 'is nested too deeply' } as const;
+const PARSE_PROBLEMS: Readonly<Record<JsonParseError['kind'], string>> = {
+  syntax: 'is not valid JSON',
+  'duplicate-key': 'repeats a key',
+  'too-deep': 'is nested too deeply',
+  'number-range': 'holds a number out of range',
+};
 
 function describeJsonType(value: JsonValue): string {
   if (value === null) return 'null';

@@ -23,7 +23,25 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
   return value instanceof Map;
 }
 
-export type JsonParseError = { readonly kind: 'syntax' | 'duplicate-key' | 'too-deep'; readonly message: string; readonly position: number };
+export type JsonParseError = {
+  readonly kind: 'syntax' | 'duplicate-key' | 'too-deep' | 'number-range';
+  readonly message: string;
+  readonly position: number;
+};
+
+/**
+ * Stricter readings for documents another decoder will read too. Checked while parsing, so a caller
+ * pays no second walk over the tree.
+ */
+export interface StrictJsonOptions {
+  /**
+   * Keys equal under this mapping are duplicates as well (e.g. Go's case folding). It must keep a
+   * key's UTF-16 length, which lets keys of different lengths skip it.
+   */
+  readonly foldKey?: (key: string) => string;
+  /** Refuse numbers whose magnitude rounds to infinity as a float64. */
+  readonly finiteNumbers?: boolean;
+}
 
 export type JsonParseResult =
   | {
@@ -45,7 +63,7 @@ class ParseFailure extends Error {
   }
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const WHITESPACE = /[ \t\n\r]*/y;
 /** Escapes and control characters: a string without them (the common case) is taken in one step. */
 // eslint-disable-next-line no-control-regex -- JSON strings may not contain raw control characters
 const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
@@ -57,10 +75,25 @@ const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '
 class Parser {
   private index = 0;
   private readonly text: string;
+  private readonly foldKey: ((key: string) => string) | undefined;
+  private readonly finiteNumbers: boolean;
   readonly elementTexts: string[] = [];
 
-  constructor(text: string) {
+  constructor(text: string, options: StrictJsonOptions) {
     this.text = text;
+    this.foldKey = options.foldKey;
+    this.finiteNumbers = options.finiteNumbers === true;
+  }
+
+  /** A key of the object being parsed that folds like `key`, if any (only keys of equal length can). */
+  private foldedTwin(keys: Iterable<string>, key: string, foldKey: (key: string) => string): string | undefined {
+    let folded: string | undefined;
+    for (const earlier of keys) {
+      if (earlier.length !== key.length) continue;
+      folded ??= foldKey(key);
+      if (foldKey(earlier) === folded) return earlier;
+    }
+    return undefined;
   }
 
   parseDocument(): JsonValue {
@@ -76,37 +109,79 @@ class Parser {
   }
 
   private skipWhitespace(): void {
-    for (;;) {
-      const c = this.text.charCodeAt(this.index);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) this.index += 1;
-      else return;
-    }
+    // Most calls find no whitespace at all; runs (indentation) are left to the regex engine.
+    const c = this.text.charCodeAt(this.index);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
+    WHITESPACE.lastIndex = this.index;
+    WHITESPACE.test(this.text);
+    this.index = WHITESPACE.lastIndex;
   }
 
   private parseValue(depth: number): JsonValue {
     if (depth > MAX_DEPTH) this.fail('too-deep', `nesting deeper than ${MAX_DEPTH}`);
-    const c = this.text.charAt(this.index);
-    switch (c) {
-      case '{':
+    switch (this.text.charCodeAt(this.index)) {
+      case 0x7b: // {
         return this.parseObject(depth);
-      case '[':
+      case 0x5b: // [
         return this.parseArray(depth);
-      case '"':
+      case 0x22: // "
         return this.parseString();
-      case 't':
+      case 0x74: // t
         return this.literal('true', true);
-      case 'f':
+      case 0x66: // f
         return this.literal('false', false);
-      case 'n':
+      case 0x6e: // n
         return this.literal('null', null);
       default: {
-        NUMBER.lastIndex = this.index;
-        const match = NUMBER.exec(this.text);
-        if (match === null) this.fail('syntax', c === '' ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`);
-        this.index += match[0].length;
-        return new JsonNumber(match[0]);
+        const end = this.scanNumber();
+        if (end === this.index) {
+          const c = this.text.charAt(this.index);
+          this.fail('syntax', c === '' ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`);
+        }
+        const raw = this.text.slice(this.index, end);
+        // Without an exponent, fewer than 309 digits cannot reach float64's maximum (about 1.8e308).
+        if (this.finiteNumbers && (raw.length >= 309 || /[eE]/.test(raw)) && !Number.isFinite(Number(raw))) {
+          this.fail('number-range', `the number ${raw} does not fit a float64`);
+        }
+        this.index = end;
+        return new JsonNumber(raw);
       }
     }
+  }
+
+  private digitsFrom(position: number): number {
+    let at = position;
+    for (;;) {
+      const c = this.text.charCodeAt(at);
+      if (c >= 0x30 && c <= 0x39) at += 1;
+      else return at;
+    }
+  }
+
+  /**
+   * The end of the RFC 8259 number starting at the cursor, or the cursor itself when none starts
+   * there: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? , each optional part taken only if complete.
+   */
+  private scanNumber(): number {
+    const text = this.text;
+    let at = this.index;
+    if (text.charCodeAt(at) === 0x2d) at += 1;
+    const first = text.charCodeAt(at);
+    if (first === 0x30) at += 1;
+    else if (first >= 0x31 && first <= 0x39) at = this.digitsFrom(at + 1);
+    else return this.index;
+    if (text.charCodeAt(at) === 0x2e) {
+      const fraction = this.digitsFrom(at + 1);
+      if (fraction > at + 1) at = fraction;
+    }
+    const e = text.charCodeAt(at);
+    if (e === 0x65 || e === 0x45) {
+      const sign = text.charCodeAt(at + 1);
+      const digitsAt = sign === 0x2b || sign === 0x2d ? at + 2 : at + 1;
+      const exponent = this.digitsFrom(digitsAt);
+      if (exponent > digitsAt) at = exponent;
+    }
+    return at;
   }
 
   private literal<T>(word: string, value: T): T {
@@ -161,7 +236,7 @@ class Parser {
     this.index += 1;
     const items: JsonValue[] = [];
     this.skipWhitespace();
-    if (this.text[this.index] === ']') {
+    if (this.text.charCodeAt(this.index) === 0x5d) {
       this.index += 1;
       return items;
     }
@@ -171,10 +246,10 @@ class Parser {
       items.push(this.parseValue(depth + 1));
       if (depth === 0) this.elementTexts.push(this.text.slice(start, this.index));
       this.skipWhitespace();
-      const c = this.text[this.index];
+      const c = this.text.charCodeAt(this.index);
       this.index += 1;
-      if (c === ']') return items;
-      if (c !== ',') this.fail('syntax', 'expected "," or "]" in array');
+      if (c === 0x5d) return items;
+      if (c !== 0x2c) this.fail('syntax', 'expected "," or "]" in array');
     }
   }
 
@@ -182,37 +257,55 @@ class Parser {
     this.index += 1;
     const object: JsonObject = new Map();
     this.skipWhitespace();
-    if (this.text[this.index] === '}') {
+    if (this.text.charCodeAt(this.index) === 0x7d) {
       this.index += 1;
       return object;
     }
+    const foldKey = this.foldKey;
+    // Bit n set: a key of UTF-16 length n was seen. Folding keeps lengths, so a key whose length is
+    // new cannot fold like an earlier one and is not folded at all.
+    let lengths = 0;
     for (;;) {
       this.skipWhitespace();
-      if (this.text[this.index] !== '"') this.fail('syntax', 'expected a string key');
+      if (this.text.charCodeAt(this.index) !== 0x22) this.fail('syntax', 'expected a string key');
       const keyAt = this.index;
       const key = this.parseString();
-      if (object.has(key)) {
+      if (foldKey !== undefined) {
+        const bit = key.length < 31 ? 1 << key.length : 0;
+        const twin = bit !== 0 && (lengths & bit) === 0 ? undefined : this.foldedTwin(object.keys(), key, foldKey);
+        if (twin !== undefined) {
+          this.index = keyAt;
+          this.fail(
+            'duplicate-key',
+            twin === key ? `duplicate key ${JSON.stringify(key)}` : `keys ${JSON.stringify(twin)} and ${JSON.stringify(key)} are the same key when folded`,
+          );
+        }
+        lengths |= bit;
+      }
+      this.skipWhitespace();
+      if (this.text.charCodeAt(this.index) !== 0x3a) this.fail('syntax', 'expected ":" after key');
+      this.index += 1;
+      this.skipWhitespace();
+      const size = object.size;
+      // One hash operation per key: a set that does not grow the map met a duplicate.
+      object.set(key, this.parseValue(depth + 1));
+      if (object.size === size) {
         this.index = keyAt;
         this.fail('duplicate-key', `duplicate key ${JSON.stringify(key)}`);
       }
       this.skipWhitespace();
-      if (this.text[this.index] !== ':') this.fail('syntax', 'expected ":" after key');
+      const c = this.text.charCodeAt(this.index);
       this.index += 1;
-      this.skipWhitespace();
-      object.set(key, this.parseValue(depth + 1));
-      this.skipWhitespace();
-      const c = this.text[this.index];
-      this.index += 1;
-      if (c === '}') return object;
-      if (c !== ',') this.fail('syntax', 'expected "," or "}" in object');
+      if (c === 0x7d) return object;
+      if (c !== 0x2c) this.fail('syntax', 'expected "," or "}" in object');
     }
   }
 }
 
-/** Parses strictly (RFC 8259, no duplicate keys); never throws. */
-export function parseStrictJson(text: string): JsonParseResult {
+/** Parses strictly (RFC 8259, no duplicate keys, plus the stricter options); never throws. */
+export function parseStrictJson(text: string, options: StrictJsonOptions = {}): JsonParseResult {
   try {
-    const parser = new Parser(text);
+    const parser = new Parser(text, options);
     const value = parser.parseDocument();
     return { ok: true, value, elementTexts: parser.elementTexts };
   } catch (error) {
@@ -232,11 +325,10 @@ export function serializeJson(value: JsonValue): string {
   if (typeof value === 'string') return quote(value);
   if (value instanceof JsonNumber) return value.raw;
   if (Array.isArray(value)) return `[${value.map(serializeJson).join(',')}]`;
-  let out = '{';
-  let first = true;
-  for (const [key, item] of value) {
-    out += `${first ? '' : ','}${quote(key)}:${serializeJson(item)}`;
-    first = false;
-  }
-  return `${out}}`;
+  let out = '';
+  // forEach, unlike entries(), allocates no [key, value] pair per member.
+  value.forEach((item, key) => {
+    out += `,${quote(key)}:${serializeJson(item)}`;
+  });
+  return out === '' ? '{}' : `{${out.slice(1)}}`;
 }

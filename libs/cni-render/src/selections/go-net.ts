@@ -36,8 +36,24 @@ export function isGoMac(text: string): boolean {
 
 /** netip's IPv4 fields: exactly four decimal octets ≤ 255, no leading zeros, no empty field. */
 function isIPv4(text: string): boolean {
-  const fields = text.split('.');
-  return fields.length === 4 && fields.every((field) => /^(?:0|[1-9]\d{0,2})$/.test(field) && Number(field) <= 255);
+  let fields = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) {
+      if (digits === 1 && value === 0) return false;
+      value = value * 10 + (c - 0x30);
+      digits += 1;
+      if (value > 255) return false;
+    } else if (c === 0x2e) {
+      if (digits === 0 || fields === 3) return false;
+      fields += 1;
+      value = 0;
+      digits = 0;
+    } else return false;
+  }
+  return fields === 3 && digits > 0;
 }
 
 type Parsed = { readonly ok: true; readonly is4: boolean; readonly zone: string } | { readonly ok: false };
@@ -109,10 +125,15 @@ export function isGoCIDR(text: string): boolean {
   if (slash === -1) return false;
   const parsed = parseAddr(text.slice(0, slash));
   if (!parsed.ok || parsed.zone !== '') return false;
-  const prefix = text.slice(slash + 1);
-  if (!/^\d+$/.test(prefix)) return false;
-  // Go's dtoi gives up past 0xFFFFFF; any such length is out of range for both families anyway.
-  return Number(prefix.length > 9 ? Infinity : prefix) <= (parsed.is4 ? 32 : 128);
+  // Go's dtoi: decimal digits only, leading zeros allowed; it stops counting at 0xFFFFFF, far out of range anyway.
+  if (slash + 1 === text.length) return false;
+  let bits = 0;
+  for (let i = slash + 1; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+    bits = Math.min(bits * 10 + (c - 0x30), 0xffffff);
+  }
+  return bits <= (parsed.is4 ? 32 : 128);
 }
 
 /** The whitespace Go's strings.TrimSpace removes (unicode.IsSpace); JavaScript's trim() differs (U+0085, U+FEFF). */

@@ -21,6 +21,8 @@ export interface NetworkSelection {
   readonly text?: string;
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** Multus's rule for names in comma notation (and for namespaces there). */
 const COMMA_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** What Multus refuses in a comma-notation interface besides its length. */
@@ -94,23 +96,24 @@ function parseJsonSelections(raw: string, podNamespace: string, object?: ObjectR
   if (!Array.isArray(parsed.value)) return malformed('a JSON networks annotation must be an array of selections', object);
   const selections: NetworkSelection[] = [];
   for (const [index, entry] of parsed.value.entries()) {
-    const decoded = decodeSelectionElement(entry, `entry ${index}`);
-    if (!decoded.ok) return malformed(decoded.error, object);
-    const element = decoded.value;
+    const element = decodeSelectionElement(entry, index);
+    if (typeof element === 'string') return malformed(element, object);
     if (element.name === '') return malformed(`entry ${index} has no name`, object);
     const iface = element.interface !== '' ? element.interface : element.interfaceRequest;
     if (iface !== '' && !isInterfaceName(iface)) return malformed(`entry ${index}: interface ${JSON.stringify(iface)} is not a valid interface name`, object);
-    selections.push({
+    const selection: Mutable<NetworkSelection> = {
       name: element.name,
       namespace: element.namespace === '' ? podNamespace : element.namespace,
       interface: iface === '' ? undefined : iface,
-      ...(element.mac === '' ? {} : { mac: element.mac }),
-      ...(element.ips === undefined ? {} : { ips: element.ips }),
-      ...(element.infinibandGUID === '' ? {} : { infinibandGUID: element.infinibandGUID }),
-      ...(element.deviceID === '' ? {} : { deviceID: element.deviceID }),
       raw: entry as JsonObject,
-      text: parsed.elementTexts[index],
-    });
+    };
+    const text = parsed.elementTexts[index];
+    if (text !== undefined) selection.text = text;
+    if (element.mac !== '') selection.mac = element.mac;
+    if (element.ips !== undefined) selection.ips = element.ips;
+    if (element['infiniband-guid'] !== '') selection.infinibandGUID = element['infiniband-guid'];
+    if (element.deviceID !== '') selection.deviceID = element.deviceID;
+    selections.push(selection);
   }
   return ok(selections);
 }

@@ -13,12 +13,13 @@ export interface SelectionElement {
   readonly interface: string;
   readonly interfaceRequest: string;
   readonly mac: string;
-  readonly infinibandGUID: string;
+  readonly 'infiniband-guid': string;
   readonly deviceID: string;
   readonly ips: readonly string[] | undefined;
 }
 
-type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+type StringField = Exclude<keyof SelectionElement, 'ips'>;
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 type FieldKind = 'string' | 'ips' | 'portMappings' | 'bandwidth' | 'cniArgs' | 'defaultRoute';
 
@@ -69,108 +70,111 @@ function fieldOf(key: string, fields: ReadonlyMap<string, unknown>, byFoldName: 
   return fields.has(key) ? key : byFoldName.get(goFoldKey(key));
 }
 
-function goString(value: JsonValue, at: string): Decoded<string> {
-  if (value === null) return { ok: true, value: '' };
-  return typeof value === 'string' ? { ok: true, value } : { ok: false, error: `${at} must be a string, found ${describe(value)}` };
-}
+// The checks below return where and what is wrong relative to the value they were given ("[0] must be
+// …", ".hostPort must be …", " must be …"); the caller prefixes its own location, so no message text is
+// built for the valid input that almost every call sees.
 
 /** A small struct (PortMapEntry, BandwidthEntry): ints and strings, nothing else. */
-function checkStruct(value: JsonValue, at: string, fields: ReadonlyMap<string, 'int' | 'string'>, byFoldName: ReadonlyMap<string, string>): string | undefined {
+function checkStruct(value: JsonValue, fields: ReadonlyMap<string, 'int' | 'string'>, byFoldName: ReadonlyMap<string, string>): string | undefined {
   if (value === null) return undefined;
-  if (!isJsonObject(value)) return `${at} must be an object, found ${describe(value)}`;
+  if (!isJsonObject(value)) return ` must be an object, found ${describe(value)}`;
   const duplicate = findFoldedDuplicate(value);
-  if (duplicate !== undefined) return `${at} has keys ${JSON.stringify(duplicate.first)} and ${JSON.stringify(duplicate.second)}, one field to Multus`;
+  if (duplicate !== undefined) return ` has keys ${JSON.stringify(duplicate.first)} and ${JSON.stringify(duplicate.second)}, one field to Multus`;
   for (const [key, item] of value) {
     const field = fieldOf(key, fields, byFoldName);
     if (field === undefined || item === null) continue;
-    if (fields.get(field) === 'string' && typeof item !== 'string') return `${at}.${key} must be a string, found ${describe(item)}`;
-    if (fields.get(field) === 'int' && !(item instanceof JsonNumber && isGoInt64(item)))
-      return `${at}.${key} must be a 64-bit integer, found ${describe(item)}`;
+    if (fields.get(field) === 'string' && typeof item !== 'string') return `.${key} must be a string, found ${describe(item)}`;
+    if (fields.get(field) === 'int' && !(item instanceof JsonNumber && isGoInt64(item))) return `.${key} must be a 64-bit integer, found ${describe(item)}`;
   }
   return undefined;
 }
 
-function checkList(value: JsonValue, at: string, item: (entry: JsonValue, where: string) => string | undefined): string | undefined {
+function checkList(value: JsonValue, item: (entry: JsonValue) => string | undefined): string | undefined {
   if (value === null) return undefined;
-  if (!Array.isArray(value)) return `${at} must be a list, found ${describe(value)}`;
-  for (const [index, entry] of value.entries()) {
-    const problem = item(entry, `${at}[${index}]`);
-    if (problem !== undefined) return problem;
+  if (!Array.isArray(value)) return ` must be a list, found ${describe(value)}`;
+  for (let index = 0; index < value.length; index += 1) {
+    const problem = item(value[index] as JsonValue);
+    if (problem !== undefined) return `[${index}]${problem}`;
   }
   return undefined;
 }
 
 /** Multus: an entry with "/" must parse as a CIDR, any other as an IP address. */
-function checkIpRequest(entry: JsonValue, at: string): string | undefined {
-  if (typeof entry !== 'string') return `${at} must be an IP address or CIDR string, found ${describe(entry)}`;
-  const valid = entry.includes('/') ? isGoCIDR(entry) : isGoIP(entry);
-  return valid ? undefined : `${at} ${JSON.stringify(entry)} is not ${entry.includes('/') ? 'a CIDR' : 'an IP address'}`;
+function checkIpRequest(entry: JsonValue): string | undefined {
+  if (typeof entry !== 'string') return ` must be an IP address or CIDR string, found ${describe(entry)}`;
+  const cidr = entry.includes('/');
+  if (cidr ? isGoCIDR(entry) : isGoIP(entry)) return undefined;
+  return ` ${JSON.stringify(entry)} is not ${cidr ? 'a CIDR' : 'an IP address'}`;
 }
 
-function checkKind(kind: Exclude<FieldKind, 'string'>, value: JsonValue, at: string): string | undefined {
+/** A null entry decodes to a nil pointer that Multus dereferences when it builds the runtime config. */
+function checkPortMapping(entry: JsonValue): string | undefined {
+  return entry === null ? ' must be an object, found null' : checkStruct(entry, PORT_MAPPING_FIELDS, PORT_MAPPING_BY_FOLD);
+}
+
+/** net.IP decodes "" and null to no address; anything else must parse. */
+function checkRoute(entry: JsonValue): string | undefined {
+  if (entry === null || entry === '') return undefined;
+  return typeof entry === 'string' && isGoIP(entry) ? undefined : ` ${describe(entry)} is not an IP address`;
+}
+
+function checkKind(kind: Exclude<FieldKind, 'string'>, value: JsonValue): string | undefined {
   switch (kind) {
     case 'ips':
-      return checkList(value, at, checkIpRequest);
+      return checkList(value, checkIpRequest);
     case 'portMappings':
-      // A null entry decodes to a nil pointer that Multus dereferences when it builds the runtime config.
-      return checkList(value, at, (entry, where) =>
-        entry === null ? `${where} must be an object, found null` : checkStruct(entry, where, PORT_MAPPING_FIELDS, PORT_MAPPING_BY_FOLD),
-      );
+      return checkList(value, checkPortMapping);
     case 'bandwidth':
-      return checkStruct(value, at, BANDWIDTH_FIELDS, BANDWIDTH_BY_FOLD);
+      return checkStruct(value, BANDWIDTH_FIELDS, BANDWIDTH_BY_FOLD);
     case 'cniArgs': {
       if (value === null) return undefined;
-      if (!isJsonObject(value)) return `${at} must be an object, found ${describe(value)}`;
+      if (!isJsonObject(value)) return ` must be an object, found ${describe(value)}`;
       const overflow = findFloat64Overflow(value);
-      return overflow === undefined ? undefined : `${at}.${overflow.path} ${overflow.raw} does not fit a float64`;
+      return overflow === undefined ? undefined : `.${overflow.path} ${overflow.raw} does not fit a float64`;
     }
     case 'defaultRoute':
-      // net.IP decodes "" and null to no address; anything else must parse.
-      return checkList(value, at, (entry, where) => {
-        if (entry === null || entry === '') return undefined;
-        return typeof entry === 'string' && isGoIP(entry) ? undefined : `${where} ${describe(entry)} is not an IP address`;
-      });
+      return checkList(value, checkRoute);
   }
 }
 
-export function decodeSelectionElement(entry: JsonValue, at: string): Decoded<SelectionElement> {
-  if (!isJsonObject(entry)) return { ok: false, error: `${at} must be an object, found ${describe(entry)}` };
+/** Decodes entry `index` of the annotation's list. */
+/** Decodes entry `index` of the annotation's list: the element, or what is wrong with it. */
+export function decodeSelectionElement(entry: JsonValue, index: number): SelectionElement | string {
+  if (!isJsonObject(entry)) return `entry ${index} must be an object, found ${describe(entry)}`;
   const duplicate = findFoldedDuplicate(entry);
-  if (duplicate !== undefined) {
-    return { ok: false, error: `${at} has keys ${JSON.stringify(duplicate.first)} and ${JSON.stringify(duplicate.second)}, one field to Multus` };
-  }
-  const strings = new Map<string, string>();
-  let ips: readonly string[] | undefined;
+  if (duplicate !== undefined) return `entry ${index} has keys ${JSON.stringify(duplicate.first)} and ${JSON.stringify(duplicate.second)}, one field to Multus`;
+  const element: Mutable<SelectionElement> = {
+    name: '',
+    namespace: '',
+    interface: '',
+    interfaceRequest: '',
+    mac: '',
+    'infiniband-guid': '',
+    deviceID: '',
+    ips: undefined,
+  };
   for (const [key, value] of entry) {
-    const field = fieldOf(key, ELEMENT_FIELDS, ELEMENT_BY_FOLD);
-    if (field === undefined) continue;
-    const kind = ELEMENT_FIELDS.get(field) ?? 'string';
-    const where = `${at} ${JSON.stringify(key)}`;
+    let field = key;
+    let kind = ELEMENT_FIELDS.get(key);
+    if (kind === undefined) {
+      // Not spelled like a field: Go still matches it to one whose name folds the same.
+      const folded = ELEMENT_BY_FOLD.get(goFoldKey(key));
+      if (folded === undefined) continue;
+      field = folded;
+      kind = ELEMENT_FIELDS.get(folded) ?? 'string';
+    }
     if (kind === 'string') {
-      const text = goString(value, where);
-      if (!text.ok) return text;
-      strings.set(field, text.value);
+      if (value === null) continue;
+      if (typeof value !== 'string') return `entry ${index} ${JSON.stringify(key)} must be a string, found ${describe(value)}`;
+      element[field as StringField] = value;
       continue;
     }
-    const problem = checkKind(kind, value, where);
-    if (problem !== undefined) return { ok: false, error: problem };
-    if (kind === 'ips') ips = Array.isArray(value) ? (value as string[]) : undefined;
+    const problem = checkKind(kind, value);
+    if (problem !== undefined) return `entry ${index} ${JSON.stringify(key)}${problem}`;
+    if (kind === 'ips') element.ips = Array.isArray(value) ? (value as string[]) : undefined;
   }
-  const text = (field: string): string => strings.get(field) ?? '';
-  for (const field of ['mac', 'infiniband-guid']) {
-    if (text(field) !== '' && !isGoMac(text(field))) return { ok: false, error: `${at}: ${field} ${JSON.stringify(text(field))} is not a hardware address` };
-  }
-  return {
-    ok: true,
-    value: {
-      name: text('name'),
-      namespace: text('namespace'),
-      interface: text('interface'),
-      interfaceRequest: text('interfaceRequest'),
-      mac: text('mac'),
-      infinibandGUID: text('infiniband-guid'),
-      deviceID: text('deviceID'),
-      ips,
-    },
-  };
+  if (element.mac !== '' && !isGoMac(element.mac)) return `entry ${index}: mac ${JSON.stringify(element.mac)} is not a hardware address`;
+  const guid = element['infiniband-guid'];
+  if (guid !== '' && !isGoMac(guid)) return `entry ${index}: infiniband-guid ${JSON.stringify(guid)} is not a hardware address`;
+  return element;
 }

@@ -171,6 +171,84 @@ const catalog = {
     summary: 'an object returned by the API server lacks fields this component relies on',
     remedy: 'check the API server version and the CRD schemas installed; nothing was changed',
   },
+  MalformedApiResponse: {
+    summary: 'a response from the API server cannot be decoded as JSON',
+    remedy:
+      'check that the kubeconfig server points at a Kubernetes API server and not at a proxy that rewrites responses; re-read before assuming a write failed',
+  },
+  // Kubernetes API access: one code per failure class of the API server or the transport to it.
+  ApiBadRequest: {
+    summary: 'the API server rejected the request as malformed',
+    remedy: 'the request itself is wrong and retrying cannot help; report it with the message above',
+  },
+  ApiUnauthorized: {
+    summary: 'the API server did not accept the credentials',
+    remedy: 'check the kubeconfig or the mounted ServiceAccount token; an expired token is renewed by the kubelet',
+  },
+  ApiForbidden: {
+    summary: 'the API server denied the request (RBAC or an admission plugin)',
+    remedy: 'grant the component\u2019s ServiceAccount the permission named above (see the chart\u2019s RBAC); nothing was written',
+  },
+  ApiNotFound: {
+    summary: 'the object does not exist',
+    remedy: 'it was deleted or never created; re-read the owning object before acting again',
+  },
+  ApiAlreadyExists: {
+    summary: 'an object with this name already exists',
+    remedy: 'read the existing object and verify its identity before adopting or replacing it',
+  },
+  ApiConflict: {
+    summary: 'the object changed since it was read',
+    remedy: 're-read the object and recompute the change; another writer got there first',
+  },
+  ApiGone: {
+    summary: 'the requested resourceVersion is no longer available',
+    remedy: 'list again to obtain a current resourceVersion',
+  },
+  ApiInvalid: {
+    summary: 'the API server rejected the object or patch as invalid (or a JSON Patch test failed)',
+    remedy: 'fix the fields named in the message; for a failed test, re-read and recompute',
+  },
+  ApiTooManyRequests: {
+    summary: 'the API server is throttling this client',
+    remedy: 'the request is retried with backoff; persistent throttling needs API priority and fairness or lower client QPS',
+  },
+  ApiTimeout: {
+    summary: 'no answer from the API server within the deadline',
+    remedy: 'a write may or may not have been applied; re-read before retrying, and check connectivity to the API server',
+  },
+  ApiServerError: {
+    summary: 'the API server failed internally',
+    remedy: 'retried with backoff; check the API server and etcd logs if it persists',
+  },
+  ApiUnavailable: {
+    summary: 'the API server cannot be reached or is not serving',
+    remedy: 'retried with backoff; check the API server endpoint, its certificates and network policy',
+  },
+  ObjectReplaced: {
+    summary: 'the object under the expected name has another UID: it was deleted and recreated',
+    remedy: 'the object meant no longer exists; nothing was written to its replacement, which must be inspected separately',
+  },
+  RetriesExhausted: {
+    summary: 'an operation kept failing with retryable errors until its attempt budget ran out',
+    remedy: 'the last failure is attached as the cause; the caller retries later from a fresh read',
+  },
+  WatchStalled: {
+    summary: 'a watch stream delivered neither events nor bookmarks for longer than allowed',
+    remedy: 'the watch is reopened automatically; repeated stalls point at a proxy or load balancer dropping idle streams',
+  },
+  LeadershipLost: {
+    summary: 'the leader could not renew its Lease within the renew deadline and stopped leading',
+    remedy: 'another replica takes over once the Lease expires; check this replica\u2019s connectivity to the API server',
+  },
+  InvalidKubeconfig: {
+    summary: 'the kubeconfig cannot be used to reach an API server',
+    remedy: 'select a context whose cluster has a server URL (kubectl config current-context), or run in a Pod with a ServiceAccount',
+  },
+  InvalidComponentSetting: {
+    summary: 'a component setting is outside its allowed range',
+    remedy: 'fix the flag or option named in the message',
+  },
   // Lifecycle (§6.3, §8).
   ClaimReleaseInProgress: {
     summary: 'an earlier binding of this claim UID is still being released',

@@ -1,7 +1,11 @@
+import { type ErrorCode, type ObjectRef, SriovDraError } from '@sriov-dra/contract';
+
 /**
- * Typed Kubernetes API failures. Classification uses only structured data — the HTTP status, the
- * `reason` of the returned metav1.Status, and Node.js error codes for transport failures — never the
- * human-readable message, which the API server may reword between releases.
+ * Typed Kubernetes API failures, in the system's one error family: a KubeApiError is a SriovDraError
+ * whose stable code names the failure class (`ApiForbidden`, `ApiConflict`, …). Classification uses
+ * only structured data — the HTTP status, the `reason` of the returned metav1.Status, and Node.js error
+ * codes for transport failures — never the human-readable message, which the API server may reword
+ * between releases.
  */
 
 export type ApiErrorKind =
@@ -18,6 +22,21 @@ export type ApiErrorKind =
   | 'ServerError'
   | 'Unavailable';
 
+const codes = {
+  BadRequest: 'ApiBadRequest',
+  Unauthorized: 'ApiUnauthorized',
+  Forbidden: 'ApiForbidden',
+  NotFound: 'ApiNotFound',
+  AlreadyExists: 'ApiAlreadyExists',
+  Conflict: 'ApiConflict',
+  Gone: 'ApiGone',
+  Invalid: 'ApiInvalid',
+  TooManyRequests: 'ApiTooManyRequests',
+  Timeout: 'ApiTimeout',
+  ServerError: 'ApiServerError',
+  Unavailable: 'ApiUnavailable',
+} as const satisfies Record<ApiErrorKind, ErrorCode>;
+
 /** The metav1.Status fields used for classification and reporting. */
 export interface ApiStatus {
   readonly reason?: string;
@@ -29,10 +48,11 @@ export interface ApiStatus {
 export interface ApiRequestInfo {
   readonly method: string;
   readonly path: string;
+  /** The object the request is about, when the caller named one. */
+  readonly object?: ObjectRef;
 }
 
-export class KubeApiError extends Error {
-  override readonly name = 'KubeApiError';
+export class KubeApiError extends SriovDraError {
   readonly kind: ApiErrorKind;
   /** HTTP status, or 0 when no response arrived. */
   readonly status: number;
@@ -45,8 +65,9 @@ export class KubeApiError extends Error {
   readonly outcomeUnknown: boolean;
 
   constructor(kind: ApiErrorKind, status: number, request: ApiRequestInfo, apiStatus?: ApiStatus, options: { cause?: unknown; outcomeUnknown?: boolean } = {}) {
-    const detail = apiStatus?.message ?? (options.cause instanceof Error ? options.cause.message : '');
-    super(`${request.method} ${request.path}: ${kind}${status === 0 ? '' : ` (HTTP ${status})`}${detail === '' ? '' : `: ${detail}`}`, {
+    const detail = apiStatus?.message ?? errorMessage(options.cause);
+    super(codes[kind], `${request.method} ${request.path}${status === 0 ? '' : ` (HTTP ${status})`}${detail === '' ? '' : `: ${detail}`}`, {
+      object: request.object,
       cause: options.cause,
     });
     this.kind = kind;
@@ -55,6 +76,13 @@ export class KubeApiError extends Error {
     this.request = request;
     this.outcomeUnknown = options.outcomeUnknown ?? false;
   }
+}
+
+/** The message of anything thrown; `instanceof Error` is false for errors from another realm (vm contexts). */
+export function errorMessage(error: unknown): string {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === 'string') return message;
+  return error === undefined ? '' : JSON.stringify(error);
 }
 
 export function isApiError(error: unknown, ...kinds: ApiErrorKind[]): error is KubeApiError {
@@ -101,8 +129,8 @@ const TRANSPORT_TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ER
  */
 export function classifyTransportError(error: unknown, request: ApiRequestInfo, sent: boolean): KubeApiError {
   const code = (error as { code?: unknown } | null)?.code;
-  const aborted = (error as { name?: unknown } | null)?.name === 'AbortError';
-  const timeout = aborted || (typeof code === 'string' && TRANSPORT_TIMEOUT_CODES.has(code));
+  const name = (error as { name?: unknown } | null)?.name;
+  const timeout = name === 'AbortError' || name === 'TimeoutError' || (typeof code === 'string' && TRANSPORT_TIMEOUT_CODES.has(code));
   return new KubeApiError(timeout ? 'Timeout' : 'Unavailable', 0, request, undefined, { cause: error, outcomeUnknown: sent && request.method !== 'GET' });
 }
 

@@ -1,7 +1,8 @@
 import { Agent, type RequestOptions, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type ApiStatus, KubeApiError, classifyStatus, classifyTransportError } from './api-errors.ts';
+import { type ObjectRef, SriovDraError } from '@sriov-dra/contract';
+import { type ApiRequestInfo, type ApiStatus, KubeApiError, classifyStatus, classifyTransportError } from './api-errors.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import { type ObjectLocation, type ResourceType, resourcePath } from './resources.ts';
 
@@ -30,6 +31,8 @@ export interface ApiRequest {
   readonly contentType?: string;
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
+  /** The object the request is about, named in errors. */
+  readonly object?: ObjectRef;
 }
 
 export interface WatchEvent {
@@ -69,6 +72,19 @@ function queryString(query: ApiRequest['query']): string {
   return text === '' ? '' : `?${text}`;
 }
 
+/** Decodes a JSON body; a body that is not JSON is a typed error, not a SyntaxError. */
+function parseJson(text: string, info: ApiRequestInfo): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new SriovDraError('MalformedApiResponse', `${info.method} ${info.path}: ${text.slice(0, 128)}`, { object: info.object, cause: error });
+  }
+}
+
+function objectRef(type: ResourceType, at: ObjectLocation): ObjectRef {
+  return { kind: type.kind, namespace: at.namespace, name: at.name };
+}
+
 function parseStatus(text: string): ApiStatus | undefined {
   try {
     const value = JSON.parse(text) as unknown;
@@ -80,7 +96,8 @@ function parseStatus(text: string): ApiStatus | undefined {
 
 /**
  * A small typed REST client over node:https. Objects stay plain JSON (nothing is dropped by model
- * classes), errors are KubeApiError, and every request passes the QPS/burst limiter and a deadline.
+ * classes), failures are typed (KubeApiError, MalformedApiResponse), and every request passes the
+ * QPS/burst limiter and a deadline.
  * Kubeconfig parsing and authentication (certificates, tokens, exec plugins, in-cluster service
  * account tokens with rotation) come from @kubernetes/client-node's KubeConfig.
  */
@@ -122,11 +139,16 @@ export class KubeClient {
     this.agent.destroy();
   }
 
-  private async open(req: ApiRequest, signal: AbortSignal): Promise<{ response: IncomingMessage; info: { method: string; path: string } }> {
+  private async open(req: ApiRequest, signal: AbortSignal): Promise<{ response: IncomingMessage; info: ApiRequestInfo }> {
     const cluster = this.config.getCurrentCluster();
-    if (cluster === null) throw new Error('kubeconfig has no current cluster');
-    const url = new URL(`${req.path}${queryString(req.query)}`, cluster.server);
-    const info = { method: req.method, path: url.pathname };
+    if (cluster === null) throw new SriovDraError('InvalidKubeconfig', `context "${this.config.getCurrentContext()}" names no cluster`);
+    let url: URL;
+    try {
+      url = new URL(`${req.path}${queryString(req.query)}`, cluster.server);
+    } catch (error) {
+      throw new SriovDraError('InvalidKubeconfig', `cluster "${cluster.name}" has no valid server URL (${JSON.stringify(cluster.server)})`, { cause: error });
+    }
+    const info: ApiRequestInfo = { method: req.method, path: url.pathname, object: req.object };
     const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
     const options: RequestOptions = {
       method: req.method,
@@ -178,14 +200,14 @@ export class KubeClient {
     if (status >= 200 && status < 300) {
       if (text === '') return undefined;
       // Health endpoints answer in plain text; API objects in JSON.
-      return (response.headers['content-type'] ?? '').includes('json') ? (JSON.parse(text) as unknown) : text;
+      return (response.headers['content-type'] ?? '').includes('json') ? parseJson(text, info) : text;
     }
     const apiStatus = parseStatus(text);
     throw new KubeApiError(classifyStatus(status, apiStatus), status, info, apiStatus);
   }
 
   async get<T extends KubeObject = KubeObject>(type: ResourceType, at: ObjectLocation & { name: string }, signal?: AbortSignal): Promise<T> {
-    return (await this.request({ method: 'GET', path: resourcePath(type, at), signal })) as T;
+    return (await this.request({ method: 'GET', path: resourcePath(type, at), signal, object: objectRef(type, at) })) as T;
   }
 
   async list<T extends KubeObject = KubeObject>(
@@ -201,7 +223,10 @@ export class KubeClient {
     } = {},
   ): Promise<KubeList<T>> {
     const { namespace, signal, ...query } = options;
-    return (await this.request({ method: 'GET', path: resourcePath(type, { namespace }), query, signal })) as KubeList<T>;
+    const request = { method: 'GET', path: resourcePath(type, { namespace }), query, signal, object: objectRef(type, { namespace }) } as const;
+    const list = await this.request(request);
+    checkList(list, request);
+    return list as KubeList<T>;
   }
 
   /** Creates with strict field validation: unknown or duplicate fields are rejected, not pruned. */
@@ -216,6 +241,7 @@ export class KubeClient {
       query: { fieldValidation: 'Strict', fieldManager: options.fieldManager },
       body,
       signal: options.signal,
+      object: objectRef(type, { namespace: options.namespace, name: createdName(body) }),
     })) as T;
   }
 
@@ -233,6 +259,7 @@ export class KubeClient {
       body,
       contentType,
       signal: options.signal,
+      object: objectRef(type, at),
     })) as T;
   }
 
@@ -261,6 +288,7 @@ export class KubeClient {
         gracePeriodSeconds: options.gracePeriodSeconds,
       },
       signal: options.signal,
+      object: objectRef(type, at),
     });
   }
 
@@ -274,7 +302,12 @@ export class KubeClient {
   ): AsyncGenerator<WatchEvent> {
     const { namespace, signal, ...query } = options;
     const { response, info } = await this.open(
-      { method: 'GET', path: resourcePath(type, { namespace }), query: { ...query, watch: true, allowWatchBookmarks: true } },
+      {
+        method: 'GET',
+        path: resourcePath(type, { namespace }),
+        query: { ...query, watch: true, allowWatchBookmarks: true },
+        object: objectRef(type, { namespace }),
+      },
       signal,
     );
     const status = response.statusCode ?? 0;
@@ -294,7 +327,7 @@ export class KubeClient {
           pending = pending.slice(newline + 1);
           newline = pending.indexOf('\n');
           if (line === '') continue;
-          const event = JSON.parse(line) as { type: string; object: unknown };
+          const event = watchEvent(parseJson(line, info), info);
           if (event.type === 'ERROR') {
             const apiStatus = event.object as ApiStatus;
             const code = apiStatus.code ?? 500;
@@ -304,11 +337,52 @@ export class KubeClient {
         }
       }
     } catch (error) {
-      if (error instanceof KubeApiError) throw error;
+      if (error instanceof SriovDraError) throw error;
       if (signal.aborted) return;
       throw classifyTransportError(error, info, true);
     } finally {
       response.destroy();
     }
   }
+}
+
+function createdName(body: Record<string, unknown>): string | undefined {
+  const metadata = body['metadata'];
+  if (typeof metadata !== 'object' || metadata === null) return undefined;
+  const name = (metadata as Record<string, unknown>)['name'];
+  return typeof name === 'string' ? name : undefined;
+}
+
+const WATCH_EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+
+/** Whether `value` has the metadata every cached object is keyed and versioned by. */
+function hasObjectMetadata(value: unknown, named: boolean): boolean {
+  const metadata = (value as { metadata?: unknown } | null)?.metadata as { name?: unknown; resourceVersion?: unknown } | null | undefined;
+  return typeof metadata === 'object' && metadata !== null && typeof metadata.resourceVersion === 'string' && (!named || typeof metadata.name === 'string');
+}
+
+function malformed(info: ApiRequestInfo, what: string, value: unknown): SriovDraError {
+  // JSON.stringify(undefined) is undefined, whatever its declared type says.
+  const text = JSON.stringify(value) as string | undefined;
+  return new SriovDraError('MalformedApiResponse', `${info.method} ${info.path}: ${what}: ${(text ?? 'undefined').slice(0, 128)}`, {
+    object: info.object,
+  });
+}
+
+/** A watch line must be a typed event carrying an object; anything else means the stream is not a watch. */
+function watchEvent(value: unknown, info: ApiRequestInfo): { type: WatchEvent['type'] | 'ERROR'; object: object } {
+  const event = value as { type?: unknown; object?: unknown } | null;
+  if (typeof event !== 'object' || event === null || typeof event.type !== 'string' || !WATCH_EVENT_TYPES.has(event.type))
+    throw malformed(info, 'not a watch event', value);
+  if (typeof event.object !== 'object' || event.object === null) throw malformed(info, 'watch event without an object', value);
+  if (event.type !== 'ERROR' && !hasObjectMetadata(event.object, event.type !== 'BOOKMARK'))
+    throw malformed(info, 'watch event object without metadata', value);
+  return event as { type: WatchEvent['type'] | 'ERROR'; object: object };
+}
+
+/** A list must carry its resourceVersion and items that each have a name and resourceVersion. */
+function checkList(value: unknown, info: ApiRequestInfo): void {
+  const list = value as { items?: unknown } | null;
+  if (!hasObjectMetadata(value, false) || !Array.isArray(list?.items)) throw malformed(info, 'not a list', value);
+  for (const item of list.items as unknown[]) if (!hasObjectMetadata(item, true)) throw malformed(info, 'list item without metadata', item);
 }

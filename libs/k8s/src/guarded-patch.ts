@@ -1,8 +1,9 @@
-import { KubeApiError, isApiError, isTransient } from './api-errors.ts';
+import { SriovDraError } from '@sriov-dra/contract';
+import { type KubeApiError, isApiError, isTransient } from './api-errors.ts';
 import { type KubeClient, type KubeObject, contentTypes } from './client.ts';
 import { type JsonPatchOp, identityPreconditions } from './json-patch.ts';
 import { delay } from './rate-limiter.ts';
-import { type Backoff, RetriesExhaustedError, backoffDelay, conflictBackoff } from './retry.ts';
+import { type Backoff, backoffDelay, conflictBackoff, retriesExhausted } from './retry.ts';
 import type { ResourceType } from './resources.ts';
 
 /** The exact object a caller means: a name alone could be a deleted-and-recreated replacement. */
@@ -12,18 +13,11 @@ export interface ObjectIdentity {
   readonly uid: string;
 }
 
-/** The live object under the expected name has another UID; nothing was written. */
-export class ObjectReplacedError extends Error {
-  override readonly name = 'ObjectReplacedError';
-  readonly expectedUID: string;
-  readonly actualUID: string;
-  constructor(kind: string, at: ObjectIdentity, actualUID: string) {
-    super(
-      `${kind} ${at.namespace === undefined ? '' : `${at.namespace}/`}${at.name} was replaced: expected UID ${at.uid}, found ${actualUID}; nothing was written`,
-    );
-    this.expectedUID = at.uid;
-    this.actualUID = actualUID;
-  }
+/** The live object under the expected name has another UID (code ObjectReplaced); nothing was written. */
+function objectReplaced(kind: string, at: ObjectIdentity, actualUID: string): SriovDraError {
+  return new SriovDraError('ObjectReplaced', `expected UID ${at.uid}, found ${actualUID}`, {
+    object: { kind, namespace: at.namespace, name: at.name, uid: at.uid },
+  });
 }
 
 export interface GuardedPatchResult<T> {
@@ -58,7 +52,7 @@ export async function patchGuarded<T extends KubeObject>(
   for (let attempt = 1; ; attempt += 1) {
     options.signal?.throwIfAborted();
     const live = await client.get<T>(type, at, options.signal);
-    if (live.metadata.uid !== at.uid) throw new ObjectReplacedError(type.kind, at, live.metadata.uid);
+    if (live.metadata.uid !== at.uid) throw objectReplaced(type.kind, at, live.metadata.uid);
     if (rejected?.resourceVersion === live.metadata.resourceVersion) throw rejected.error;
     const ops = compute(live);
     if (ops.length === 0) return { object: live, changed: false, attempts: attempt - 1 };
@@ -72,7 +66,7 @@ export async function patchGuarded<T extends KubeObject>(
       const retryable = isApiError(error, 'Conflict', 'Invalid') || isTransient(error) || (isApiError(error) && error.outcomeUnknown);
       if (!retryable) throw error;
       if (isApiError(error, 'Invalid')) rejected = { resourceVersion: live.metadata.resourceVersion, error };
-      if (attempt >= backoff.attempts) throw new RetriesExhaustedError(attempt, error);
+      if (attempt >= backoff.attempts) throw retriesExhausted(attempt, error);
       await delay(backoffDelay(backoff, attempt), options.signal);
     }
   }

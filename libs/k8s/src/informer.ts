@@ -1,3 +1,4 @@
+import { SriovDraError, isSriovDraError } from '@sriov-dra/contract';
 import { isApiError } from './api-errors.ts';
 import type { KubeClient, KubeObject, WatchEvent } from './client.ts';
 import { delay } from './rate-limiter.ts';
@@ -24,17 +25,17 @@ export interface InformerOptions {
   readonly backoff?: Backoff;
   /** Observes restarts and failures (logging, metrics); never required for correctness. */
   readonly onError?: (error: unknown, phase: 'list' | 'watch') => void;
+  /** Observes each completed full list and why it was needed (logging, metrics). */
+  readonly onList?: (cause: ListCause) => void;
 }
+
+/** Why the informer listed: its first sync, or its watch position expired (410 Gone). */
+export type ListCause = 'start' | 'expired';
 
 const defaultBackoff: Backoff = { initialMs: 200, maxMs: 30_000, factor: 2, jitter: 0.3, attempts: Number.POSITIVE_INFINITY };
 
 export function objectKey(object: KubeObject): string {
   return object.metadata.namespace === undefined ? object.metadata.name : `${object.metadata.namespace}/${object.metadata.name}`;
-}
-
-/** Reported to onError when the watchdog abandons a silent watch (which is then reopened). */
-export class WatchIdleError extends Error {
-  override readonly name = 'WatchIdleError';
 }
 
 /**
@@ -54,8 +55,6 @@ export class Informer<T extends KubeObject> {
   private readonly type: ResourceType;
   private readonly handlers: InformerHandlers<T>;
   private readonly options: InformerOptions;
-  /** Number of full lists, for observability and tests. */
-  lists = 0;
 
   constructor(client: KubeClient, type: ResourceType, handlers: InformerHandlers<T>, options: InformerOptions = {}) {
     this.client = client;
@@ -103,26 +102,27 @@ export class Informer<T extends KubeObject> {
     // Read through a call: the signal flips asynchronously, which flow analysis cannot see.
     const stopped = (): boolean => signal.aborted;
     let failures = 0;
-    let needList = true;
+    let needList: ListCause | undefined = 'start';
     try {
       while (!stopped()) {
         try {
-          if (needList) {
+          if (needList !== undefined) {
             await this.relist(signal);
-            needList = false;
+            this.options.onList?.(needList);
+            needList = undefined;
           }
           await this.watch(signal);
           failures = 0;
         } catch (error) {
           if (stopped()) break;
-          const phase = needList ? 'list' : 'watch';
+          const phase = needList === undefined ? 'watch' : 'list';
           this.options.onError?.(error, phase);
           if (isApiError(error, 'Gone')) {
             // The resourceVersion left the server's window: only a fresh list can resynchronize.
-            needList = true;
+            needList = 'expired';
             continue;
           }
-          if (error instanceof WatchIdleError) continue;
+          if (isSriovDraError(error, 'WatchStalled')) continue;
           failures += 1;
           await delay(backoffDelay(backoff, failures), signal).catch(() => undefined);
         }
@@ -148,7 +148,6 @@ export class Informer<T extends KubeObject> {
       token = page.metadata.continue === '' ? undefined : page.metadata.continue;
       resourceVersion = page.metadata.resourceVersion;
     } while (token !== undefined);
-    this.lists += 1;
     for (const [key, previous] of this.store) {
       if (!fresh.has(key)) {
         this.store.delete(key);
@@ -197,7 +196,13 @@ export class Informer<T extends KubeObject> {
         }, idleMs);
         this.apply(event as WatchEvent & { object: T });
       }
-      if (idle) throw new WatchIdleError(`watch of ${this.type.resource} was silent for ${idleMs} ms`);
+      if (idle) throw new SriovDraError('WatchStalled', `watch of ${this.type.resource} was silent for ${idleMs} ms`);
+    } catch (error) {
+      // A watch that never got its response headers is as stalled as one that stopped delivering.
+      if (idle && !isSriovDraError(error, 'WatchStalled')) {
+        throw new SriovDraError('WatchStalled', `watch of ${this.type.resource} got no response for ${idleMs} ms`, { cause: error });
+      }
+      throw error;
     } finally {
       clearTimeout(watchdog);
       signal.removeEventListener('abort', stop);

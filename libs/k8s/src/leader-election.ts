@@ -1,3 +1,4 @@
+import { SriovDraError } from '@sriov-dra/contract';
 import { isApiError } from './api-errors.ts';
 import { type KubeClient, type KubeObject, contentTypes } from './client.ts';
 import { identityPreconditions } from './json-patch.ts';
@@ -10,15 +11,21 @@ export interface LeaderElectionOptions {
   /** Unique per process, e.g. the Pod name. */
   readonly identity: string;
   readonly leaseDurationMs?: number;
-  /** A leader that cannot renew for this long steps down (must be shorter than the lease duration). */
+  /**
+   * A leader stops leading this long after the start of its last successful renewal, and every
+   * acquire or renew request is aborted when it would outlive that point. Must be shorter than the
+   * lease duration: the gap is the margin that keeps a partitioned leader's end before a successor's start.
+   */
   readonly renewDeadlineMs?: number;
   readonly retryPeriodMs?: number;
-  /** Called once leadership is acquired; `signal` aborts when it is lost or the elector stops. */
+  /**
+   * Called once leadership is acquired; `signal` aborts the moment it is lost (its reason is a
+   * LeadershipLost error) or the elector stops.
+   */
   readonly onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
+  /** Called after leadership ended and the work started by onStartedLeading has settled. */
   readonly onStoppedLeading?: () => void;
   readonly onError?: (error: unknown) => void;
-  /** Monotonic clock in ms; injectable for tests. */
-  readonly now?: () => number;
 }
 
 interface LeaseSpec {
@@ -31,6 +38,9 @@ interface LeaseSpec {
 
 type Lease = KubeObject & { spec?: LeaseSpec };
 
+/** The outcome of one acquire-or-renew round. */
+type Attempt = 'held' | 'heldByOther' | 'failed';
+
 /** MicroTime as the API expects it: RFC 3339 with microseconds. */
 function microTime(date = new Date()): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -41,6 +51,12 @@ function microTime(date = new Date()): string {
  * local monotonic clock from the moment this process last saw the lease change — never by comparing
  * the holder's timestamps with our wall clock — so clock skew between nodes cannot elect two leaders.
  * Every write is a JSON Patch behind a resourceVersion test: two candidates cannot both win a round.
+ *
+ * The leader's side of that bargain is the renew deadline, enforced by a timer rather than by the renew
+ * loop: a request hanging on a dead connection cannot keep a process leading, because leadership ends at
+ * (start of the last successful renewal + renew deadline) and the hanging request is aborted then. Any
+ * successor observed that renewal no earlier than it was sent, and waits a full lease duration from its
+ * observation, which is longer.
  */
 export class LeaderElector {
   private readonly client: KubeClient;
@@ -48,7 +64,6 @@ export class LeaderElector {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
-  private readonly now: () => number;
   private observed: { record: string; at: number } | undefined;
   private leader = false;
 
@@ -58,8 +73,13 @@ export class LeaderElector {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    this.now = options.now ?? (() => performance.now());
-    if (this.renewDeadlineMs >= this.leaseDurationMs) throw new RangeError('renewDeadlineMs must be shorter than leaseDurationMs');
+    if (!(this.renewDeadlineMs > 0 && this.renewDeadlineMs < this.leaseDurationMs && this.retryPeriodMs > 0)) {
+      throw new SriovDraError(
+        'InvalidComponentSetting',
+        `leader election needs 0 < renewDeadlineMs < leaseDurationMs and retryPeriodMs > 0 (got ${this.renewDeadlineMs}, ${this.leaseDurationMs}, ${this.retryPeriodMs})`,
+        { object: { kind: 'Lease', namespace: options.namespace, name: options.name } },
+      );
+    }
   }
 
   isLeader(): boolean {
@@ -69,36 +89,66 @@ export class LeaderElector {
   /** Campaigns and leads until `signal` aborts; then releases the lease if held. */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      if (!(await this.attempt(signal))) {
+      const started = performance.now();
+      const acquired = await this.attempt(AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)]), signal);
+      // A success that arrived after its own deadline is already too old to lead on.
+      if (acquired !== 'held' || performance.now() >= started + this.renewDeadlineMs) {
         await delay(this.retryPeriodMs, signal).catch(() => undefined);
         continue;
       }
-      const leading = new AbortController();
-      const stop = (): void => {
-        leading.abort();
-      };
-      signal.addEventListener('abort', stop, { once: true });
-      this.leader = true;
-      const work = Promise.resolve(this.options.onStartedLeading(leading.signal)).catch((error: unknown) => this.options.onError?.(error));
-      let lastRenew = this.now();
-      // Read through a call: the signal flips asynchronously, which flow analysis cannot see.
-      const deposed = (): boolean => leading.signal.aborted;
-      while (!deposed()) {
-        await delay(this.retryPeriodMs, leading.signal).catch(() => undefined);
-        if (deposed()) break;
-        if (await this.attempt(leading.signal)) lastRenew = this.now();
-        else if (this.now() - lastRenew > this.renewDeadlineMs) leading.abort();
-      }
-      signal.removeEventListener('abort', stop);
-      this.leader = false;
-      await work;
-      this.options.onStoppedLeading?.();
+      await this.lead(signal, started);
     }
     await this.release();
   }
 
-  /** One acquire-or-renew round; true when this process holds the lease afterwards. */
-  private async attempt(signal: AbortSignal): Promise<boolean> {
+  /** Leads from a renewal that started at `renewedAt` until the renew deadline passes or `signal` aborts. */
+  private async lead(signal: AbortSignal, renewedAt: number): Promise<void> {
+    const leading = new AbortController();
+    const lost = (detail: string): void => {
+      leading.abort(new SriovDraError('LeadershipLost', detail, { object: { kind: 'Lease', namespace: this.options.namespace, name: this.options.name } }));
+    };
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    const arm = (from: number): void => {
+      clearTimeout(deadline);
+      deadline = setTimeout(
+        () => {
+          lost(`${this.options.identity} could not renew within ${this.renewDeadlineMs} ms`);
+        },
+        Math.max(0, from + this.renewDeadlineMs - performance.now()),
+      );
+    };
+    const stop = (): void => {
+      leading.abort(signal.reason);
+    };
+    // Leadership ends synchronously with the abort, so isLeader() never outlives the signal.
+    leading.signal.addEventListener('abort', () => {
+      this.leader = false;
+      clearTimeout(deadline);
+    });
+    signal.addEventListener('abort', stop, { once: true });
+    arm(renewedAt);
+    this.leader = true;
+    const work = Promise.resolve()
+      .then(() => this.options.onStartedLeading(leading.signal))
+      .catch((error: unknown) => this.options.onError?.(error));
+    // Read through a call: the signal flips asynchronously, which flow analysis cannot see.
+    const deposed = (): boolean => leading.signal.aborted;
+    while (!deposed()) {
+      await delay(this.retryPeriodMs, leading.signal).catch(() => undefined);
+      if (deposed()) break;
+      const started = performance.now();
+      // The leading signal aborts at the deadline, which bounds this request too.
+      const renewed = await this.attempt(leading.signal, signal);
+      if (renewed === 'held') arm(started);
+      else if (renewed === 'heldByOther') lost(`the Lease is held by another candidate`);
+    }
+    signal.removeEventListener('abort', stop);
+    await work;
+    this.options.onStoppedLeading?.();
+  }
+
+  /** One acquire-or-renew round, bounded by `signal`; failures are reported unless `stopping` aborted. */
+  private async attempt(signal: AbortSignal, stopping: AbortSignal): Promise<Attempt> {
     const { namespace, name, identity } = this.options;
     const at = { namespace, name };
     const desired = (previous: LeaseSpec | undefined): LeaseSpec => {
@@ -124,13 +174,13 @@ export class LeaderElector {
           { namespace, signal },
         );
         this.observed = undefined;
-        return true;
+        return 'held';
       }
       const record = JSON.stringify(lease.spec ?? {});
-      if (this.observed?.record !== record) this.observed = { record, at: this.now() };
+      if (this.observed?.record !== record) this.observed = { record, at: performance.now() };
       const holder = lease.spec?.holderIdentity ?? '';
       const durationMs = (lease.spec?.leaseDurationSeconds ?? 0) * 1000;
-      if (holder !== '' && holder !== identity && this.now() - this.observed.at < durationMs) return false;
+      if (holder !== '' && holder !== identity && performance.now() - this.observed.at < durationMs) return 'heldByOther';
       await this.client.patch(
         resourceTypes.lease,
         at,
@@ -138,24 +188,26 @@ export class LeaderElector {
         contentTypes.jsonPatch,
         { signal },
       );
-      return true;
+      return 'held';
     } catch (error) {
-      if (!signal.aborted) this.options.onError?.(error);
-      return false;
+      if (!stopping.aborted) this.options.onError?.(error);
+      return 'failed';
     }
   }
 
   /** Gives the lease up on a clean stop so a successor need not wait for it to expire. */
   private async release(): Promise<void> {
     const { namespace, name, identity } = this.options;
+    const signal = AbortSignal.timeout(this.renewDeadlineMs);
     try {
-      const lease = await this.client.get<Lease>(resourceTypes.lease, { namespace, name });
+      const lease = await this.client.get<Lease>(resourceTypes.lease, { namespace, name }, signal);
       if (lease.spec?.holderIdentity !== identity) return;
       await this.client.patch(
         resourceTypes.lease,
         { namespace, name },
         [...identityPreconditions(lease.metadata), { op: 'add', path: '/spec', value: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } }],
         contentTypes.jsonPatch,
+        { signal },
       );
     } catch (error) {
       this.options.onError?.(error);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { RetriesExhaustedError, backoffDelay, withRetry } from './retry.ts';
+import { isSriovDraError } from '@sriov-dra/contract';
+import { backoffDelay, withRetry } from './retry.ts';
 
 const fast = { initialMs: 1, maxMs: 4, factor: 2, jitter: 0.5, attempts: 4 };
 
@@ -30,7 +31,9 @@ describe('withRetry', () => {
       },
       { backoff: fast, retryable: () => true },
     );
-    await expect(exhausted).rejects.toBeInstanceOf(RetriesExhaustedError);
+    const error = await exhausted.catch((caught: unknown) => caught);
+    expect(isSriovDraError(error, 'RetriesExhausted')).toBe(true);
+    expect((error as Error).cause).toMatchObject({ message: 'failure 4' });
     expect(calls).toBe(4);
     const final = withRetry(() => Promise.reject(new Error('final')), { backoff: fast, retryable: () => false });
     await expect(final).rejects.toThrow('final');

@@ -1,3 +1,5 @@
+import { SriovDraError } from '@sriov-dra/contract';
+import { errorMessage } from './api-errors.ts';
 import { delay } from './rate-limiter.ts';
 
 export interface Backoff {
@@ -19,16 +21,14 @@ export function backoffDelay(backoff: Backoff, retry: number, random: () => numb
   return base * (1 + backoff.jitter * random());
 }
 
-export class RetriesExhaustedError extends Error {
-  override readonly name = 'RetriesExhaustedError';
-  constructor(attempts: number, cause: unknown) {
-    super(`gave up after ${attempts} attempts: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-  }
+/** The attempt budget ran out (code RetriesExhausted); the last failure is the cause. */
+export function retriesExhausted(attempts: number, cause: unknown): SriovDraError {
+  return new SriovDraError('RetriesExhausted', `gave up after ${attempts} attempts: ${errorMessage(cause)}`, { cause });
 }
 
 /**
  * Runs `attempt` until it succeeds, throws an error `retryable` rejects, the attempts run out
- * (RetriesExhaustedError carrying the last error) or the signal aborts.
+ * (RetriesExhausted carrying the last error) or the signal aborts.
  */
 export async function withRetry<T>(
   attempt: (attemptNumber: number) => Promise<T>,
@@ -40,7 +40,7 @@ export async function withRetry<T>(
       return await attempt(number);
     } catch (error) {
       if (!options.retryable(error)) throw error;
-      if (number >= options.backoff.attempts) throw new RetriesExhaustedError(number, error);
+      if (number >= options.backoff.attempts) throw retriesExhausted(number, error);
       await delay(backoffDelay(options.backoff, number), options.signal);
     }
   }

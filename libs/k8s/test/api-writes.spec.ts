@@ -2,13 +2,14 @@
 // driver's RBAC (the CRD schemas are tested in crd-schemas.spec.ts). Nothing here is mocked; a lost
 // response is simulated by performing the real request and then discarding its reply.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { ATTACHMENT_PROTECTION_FINALIZER, annotations } from '@sriov-dra/contract';
+import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
 import { KubeApiError, isApiError } from '../src/api-errors.ts';
 import { KubeClient, type KubeObject } from '../src/client.ts';
 import { removeFinalizer } from '../src/finalizers.ts';
-import { ObjectReplacedError, patchGuarded } from '../src/guarded-patch.ts';
+import { patchGuarded } from '../src/guarded-patch.ts';
 import { annotationChanges, identityPreconditions } from '../src/json-patch.ts';
-import { resourceTypes } from '../src/resources.ts';
+import { type ResourceType, resourceTypes } from '../src/resources.ts';
+import { DRIVER_CHART_DIR, renderChartTemplate } from '../src/testing/index.ts';
 
 import { createNamespace, createPod, ownedNad, useControlPlane } from './fixtures.ts';
 
@@ -117,7 +118,7 @@ describe('JSON Patch with identity preconditions', () => {
     const outcome = patchGuarded<KubeObject>(shared.admin, resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced', uid: old.metadata.uid }, (live) =>
       annotationChanges(live.metadata.annotations, { x: 'y' }),
     );
-    await expect(outcome).rejects.toBeInstanceOf(ObjectReplacedError);
+    expect(isSriovDraError(await outcome.catch((caught: unknown) => caught), 'ObjectReplaced')).toBe(true);
     const live = await shared.admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'replaced' });
     expect(live.metadata.annotations).toBeUndefined();
   });
@@ -205,11 +206,11 @@ describe('finalizer removal', () => {
       { namespace: 'ai-workloads', name: 'shadow-c', uid: '00000000-0000-0000-0000-000000000002' },
       ATTACHMENT_PROTECTION_FINALIZER,
     );
-    await expect(outcome).rejects.toBeInstanceOf(ObjectReplacedError);
+    expect(isSriovDraError(await outcome.catch((caught: unknown) => caught), 'ObjectReplaced')).toBe(true);
   });
 });
 
-describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
+describe('driver RBAC (§12.3) from the chart, with a real ServiceAccount token', () => {
   let driver: KubeClient;
 
   beforeAll(async () => {
@@ -220,22 +221,12 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'dra-driver-sriov' } },
       { namespace: 'dra-driver-sriov' },
     );
-    await shared.admin.create(resourceTypes.clusterRole, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'dra-sriov-managed-networks' },
-      rules: [
-        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'patch'] },
-        { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
-      ],
-    });
-    await shared.admin.create(resourceTypes.clusterRoleBinding, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'dra-sriov-managed-networks' },
-      subjects: [{ kind: 'ServiceAccount', name: 'dra-driver-sriov', namespace: 'dra-driver-sriov' }],
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'dra-sriov-managed-networks' },
-    });
+    const types: Record<string, ResourceType> = { ClusterRole: resourceTypes.clusterRole, ClusterRoleBinding: resourceTypes.clusterRoleBinding };
+    for (const object of renderChartTemplate(DRIVER_CHART_DIR, 'managed-networks-rbac.yaml', { namespace: 'dra-driver-sriov' })) {
+      const type = types[String(object['kind'])];
+      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])} in the driver RBAC template`);
+      await shared.admin.create(type, object);
+    }
     const request = (await shared.admin.request({
       method: 'POST',
       path: '/api/v1/namespaces/dra-driver-sriov/serviceaccounts/dra-driver-sriov/token',
@@ -269,6 +260,27 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
     ).toBe('removed');
   });
 
+  it('may own a shadow by its Pod only with blockOwnerDeletion false: true needs pods/finalizers, which it lacks', async () => {
+    const pod = await createPod(shared.admin, 'ai-workloads', 'rbac-blocking-owner');
+    const blocking = await driver
+      .create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'rbac-blocking', [ATTACHMENT_PROTECTION_FINALIZER], true), {
+        namespace: 'ai-workloads',
+      })
+      .catch((caught: unknown) => caught);
+    expect(isApiError(blocking) ? blocking.kind : blocking).toBe('Forbidden');
+    const nonBlocking = await driver.create(
+      resourceTypes.networkAttachmentDefinition,
+      ownedNad(pod, 'rbac-non-blocking', [ATTACHMENT_PROTECTION_FINALIZER], false),
+      { namespace: 'ai-workloads' },
+    );
+    expect(nonBlocking.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: pod.metadata.uid, blockOwnerDeletion: false })]);
+    // The blocking reference itself is valid: whoever may update the Pod's finalizers can set it.
+    const byAdmin = await shared.admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'admin-blocking', [], true), {
+      namespace: 'ai-workloads',
+    });
+    expect(byAdmin.metadata.ownerReferences).toEqual([expect.objectContaining({ blockOwnerDeletion: true })]);
+  });
+
   it.each([
     ['list Pods', () => driver.list(resourceTypes.pod, { namespace: 'ai-workloads' })],
     ['delete a Pod', () => driver.delete(resourceTypes.pod, { namespace: 'ai-workloads', name: 'rbac-consumer' })],
@@ -280,6 +292,20 @@ describe('driver RBAC (§12.3) with a real ServiceAccount token', () => {
           { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
           { namespace: 'ai-workloads' },
         ),
+    ],
+    [
+      'update a Pod',
+      async () => {
+        const live = await shared.admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'rbac-consumer' });
+        return driver.request({ method: 'PUT', path: '/api/v1/namespaces/ai-workloads/pods/rbac-consumer', body: live });
+      },
+    ],
+    [
+      "update a Pod's finalizers",
+      async () => {
+        const live = await shared.admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'rbac-consumer' });
+        return driver.request({ method: 'PUT', path: '/api/v1/namespaces/ai-workloads/pods/rbac-consumer/finalizers', body: live });
+      },
     ],
     ['read Secrets', () => driver.request({ method: 'GET', path: '/api/v1/namespaces/infra/secrets' })],
     ['list Namespaces', () => driver.list(resourceTypes.namespace)],

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import type { KubeClient, KubeObject } from '../src/client.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { type ControlPlane, type ControlPlaneOptions, installCrds, startControlPlane } from '../src/testing/index.ts';
+import { type ControlPlane, type ControlPlaneOptions, createNamespace, installCrds, startControlPlane } from '../src/testing/index.ts';
 
-export async function createNamespace(client: KubeClient, name: string): Promise<void> {
-  await client.create(resourceTypes.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-}
+export { createNamespace };
 
 /** A Pod that never runs (no kubelet here); it exists for its UID, annotations and ownership. */
 export async function createPod(
@@ -26,8 +24,11 @@ export async function createPod(
   );
 }
 
-/** A NAD owned by `pod` (blockOwnerDeletion false, no controller) carrying `finalizers`, in one Create. */
-export function ownedNad(pod: KubeObject, name: string, finalizers: readonly string[]): Record<string, unknown> {
+/**
+ * A NAD owned by `pod` (no controller) carrying `finalizers`, in one Create. blockOwnerDeletion is false
+ * as the driver sets it (§12.3); true only to show what that would cost.
+ */
+export function ownedNad(pod: KubeObject, name: string, finalizers: readonly string[], blockOwnerDeletion = false): Record<string, unknown> {
   return {
     apiVersion: 'k8s.cni.cncf.io/v1',
     kind: 'NetworkAttachmentDefinition',
@@ -35,7 +36,7 @@ export function ownedNad(pod: KubeObject, name: string, finalizers: readonly str
       name,
       namespace: pod.metadata.namespace,
       finalizers,
-      ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid, blockOwnerDeletion: false }],
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid, blockOwnerDeletion }],
     },
     spec: { config: '{"cniVersion":"1.0.0","name":"rail-a-net","type":"sriov","deviceID":"0000:03:00.1"}' },
   };

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -14,8 +15,13 @@ export interface ControlPlaneOptions {
   readonly controllerManager?: boolean;
   /** kube-scheduler with DRA allocation. */
   readonly scheduler?: boolean;
-  /** Extra kube-apiserver feature gates. */
+  /** Feature gates, passed to every component. */
   readonly featureGates?: Readonly<Record<string, boolean>>;
+  /**
+   * Serve watches from etcd instead of the API server's watch cache, and never compact on the API
+   * server's schedule: a resourceVersion then expires (410 Gone) only when a test calls compactEtcd().
+   */
+  readonly watchFromEtcd?: boolean;
   /** Keep the working directory (logs, certificates) after stop, for debugging. */
   readonly keepDir?: boolean;
   readonly startTimeoutMs?: number;
@@ -32,13 +38,24 @@ export interface ControlPlane {
   readonly dir: string;
   /** A client authenticated as `user` with `groups` through a client certificate. */
   clientFor(user: string, groups?: readonly string[]): KubeClient;
+  /** An admin client that reaches the API server at another address, e.g. through a TcpProxy. */
+  adminClientAt(server: string): KubeClient;
   /** A client presenting a bearer token (e.g. a ServiceAccount token from the TokenRequest API). */
   clientWithToken(token: string): KubeClient;
-  /** Process IDs of the running components, by name. */
-  components(): { readonly name: string; readonly pid: number | undefined }[];
+  /** The running components: process ID and, for the API server, controller manager and scheduler, HTTPS port. */
+  components(): { readonly name: string; readonly pid: number | undefined; readonly port: number | undefined }[];
+  /** The CA that signed every serving certificate. */
+  readonly caCert: string;
   /** Stops and restarts kube-apiserver on the same port and storage (watch-survival tests). */
   restartApiServer(): Promise<void>;
+  /** Compacts etcd at its current revision: every older resourceVersion is gone from storage. */
+  compactEtcd(): Promise<void>;
   stop(): Promise<void>;
+}
+
+function featureGateArgs(featureGates: Readonly<Record<string, boolean>>): string[] {
+  const gates = Object.entries(featureGates).map(([gate, on]) => `${gate}=${String(on)}`);
+  return gates.length === 0 ? [] : [`--feature-gates=${gates.join(',')}`];
 }
 
 function apiServerArgs(
@@ -46,9 +63,8 @@ function apiServerArgs(
   dir: string,
   pki: LocalPki,
   serving: { cert: string; key: string },
-  featureGates: Readonly<Record<string, boolean>>,
+  options: ControlPlaneOptions,
 ): string[] {
-  const gates = Object.entries(featureGates).map(([gate, on]) => `${gate}=${String(on)}`);
   return [
     `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
     '--bind-address=127.0.0.1',
@@ -66,13 +82,51 @@ function apiServerArgs(
     // The endpoint reconciler refuses a loopback address for the kubernetes Service; nothing here needs it.
     '--endpoint-reconciler-type=none',
     '--profiling=false',
-    // The ServiceAccount admission plugin rejects Pods until the controller manager has created the
-    // namespace's default ServiceAccount, a race every test would have to wait out; test Pods never run,
-    // so nothing depends on its token mounting.
-    '--disable-admission-plugins=ServiceAccount',
-    ...(gates.length === 0 ? [] : [`--feature-gates=${gates.join(',')}`]),
+    // As in production clusters (it is on in OpenShift): setting blockOwnerDeletion on an owner reference
+    // needs update permission on the owner's finalizers, which the driver deliberately lacks (§12.3).
+    // ServiceAccount admission is on by default; createNamespace() provides the ServiceAccount it requires.
+    '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
+    ...(options.watchFromEtcd === true ? ['--watch-cache=false', '--etcd-compaction-interval=0'] : []),
+    ...featureGateArgs(options.featureGates ?? {}),
     '--v=1',
   ];
+}
+
+/**
+ * Serving, authentication and authorization flags of kube-controller-manager and kube-scheduler: a
+ * certificate from the test CA, so health checks verify TLS, and health and metrics open without
+ * credentials, which is acceptable on loopback and lets tests read `kubernetes_feature_enabled`.
+ */
+function componentServingArgs(kubeconfig: string, serving: { cert: string; key: string }, port: number): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--tls-cert-file=${serving.cert}`,
+    `--tls-private-key-file=${serving.key}`,
+    '--leader-elect=false',
+  ];
+}
+
+/** GETs `url` trusting only `caCert`; resolves the body of a 200, rejects with the status and body otherwise. */
+export function httpsGetText(url: string, caCert: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = httpsGet(url, { ca: readFileSync(caCert), timeout: 2_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        if (response.statusCode === 200) resolve(body);
+        else reject(new Error(`GET ${url}: HTTP ${String(response.statusCode)}: ${body.slice(0, 512)}`));
+      });
+    });
+    request.on('timeout', () => request.destroy(new Error(`GET ${url}: no answer within 2 s`)));
+    request.on('error', reject);
+  });
 }
 
 /**
@@ -122,7 +176,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       describe: () => tail(etcd.logFile),
     });
 
-    const apiArgs = apiServerArgs(ports, dir, pki, serving, options.featureGates ?? {});
+    const apiArgs = apiServerArgs(ports, dir, pki, serving, options);
     let apiServer = startProcess('kube-apiserver', binaries.kubeApiserver, apiArgs, join(dir, 'kube-apiserver.log'));
     processes.push(apiServer);
     const admin = pki.client('sriov-dra-admin', ['system:masters']);
@@ -140,42 +194,35 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       const cert = pki.client(user);
       return writeKubeconfig(join(dir, `${name}.kubeconfig`), server, pki.caCert, user, cert);
     };
-    if (options.controllerManager === true) {
-      processes.push(
-        startProcess(
-          'kube-controller-manager',
-          binaries.kubeControllerManager,
-          [
-            `--kubeconfig=${component('kube-controller-manager', 'system:kube-controller-manager')}`,
-            '--leader-elect=false',
-            '--use-service-account-credentials=true',
-            `--service-account-private-key-file=${join(dir, 'sa.key')}`,
-            `--root-ca-file=${pki.caCert}`,
-            '--secure-port=0',
-            '--controllers=*',
-            '--v=1',
-          ],
-          join(dir, 'kube-controller-manager.log'),
-        ),
+    // Each component is started and then health-checked before the next, so a test never races a
+    // controller manager or scheduler that is still starting (or has already failed).
+    const componentPorts = new Map<string, number>([['kube-apiserver', ports.api]]);
+    const startComponent = async (name: string, binary: string, user: string, healthPath: string, args: readonly string[]): Promise<void> => {
+      const port = await freePort();
+      const managed = startProcess(
+        name,
+        binary,
+        [...componentServingArgs(component(name, user), pki.serving(name), port), ...args, ...featureGateArgs(options.featureGates ?? {}), '--v=1'],
+        join(dir, `${name}.log`),
       );
+      processes.push(managed);
+      componentPorts.set(name, port);
+      await waitFor(name, async () => (await httpsGetText(`https://127.0.0.1:${port}${healthPath}`, pki.caCert)) === 'ok', {
+        timeoutMs,
+        alive: () => managed.child.exitCode === null,
+        describe: () => tail(managed.logFile),
+      });
+    };
+    if (options.controllerManager === true) {
+      await startComponent('kube-controller-manager', binaries.kubeControllerManager, 'system:kube-controller-manager', '/healthz', [
+        '--use-service-account-credentials=true',
+        `--service-account-private-key-file=${join(dir, 'sa.key')}`,
+        `--root-ca-file=${pki.caCert}`,
+        '--controllers=*',
+      ]);
     }
     if (options.scheduler === true) {
-      processes.push(
-        startProcess(
-          'kube-scheduler',
-          binaries.kubeScheduler,
-          [
-            `--kubeconfig=${component('kube-scheduler', 'system:kube-scheduler')}`,
-            `--authentication-kubeconfig=${join(dir, 'kube-scheduler.kubeconfig')}`,
-            `--authorization-kubeconfig=${join(dir, 'kube-scheduler.kubeconfig')}`,
-            '--leader-elect=false',
-            '--bind-address=127.0.0.1',
-            `--secure-port=${await freePort()}`,
-            '--v=1',
-          ],
-          join(dir, 'kube-scheduler.log'),
-        ),
-      );
+      await startComponent('kube-scheduler', binaries.kubeScheduler, 'system:kube-scheduler', '/readyz', []);
     }
 
     const clients: KubeClient[] = [adminClient];
@@ -188,11 +235,20 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       server,
       etcdEndpoint: `http://127.0.0.1:${ports.etcd}`,
       adminClient,
+      caCert: pki.caCert,
       dir,
       clientFor(user, groups = []) {
         const cert = pki.client(user, groups);
         return track(
           KubeClient.fromKubeConfig(writeKubeconfig(join(dir, `${user.replaceAll(':', '-')}.kubeconfig`), server, pki.caCert, user, cert), {
+            qps: 1_000,
+            burst: 1_000,
+          }),
+        );
+      },
+      adminClientAt(address) {
+        return track(
+          KubeClient.fromKubeConfig(writeKubeconfig(join(dir, `admin-${new URL(address).port}.kubeconfig`), address, pki.caCert, 'sriov-dra-admin', admin), {
             qps: 1_000,
             burst: 1_000,
           }),
@@ -209,7 +265,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         return track(KubeClient.fromConfig(config, { qps: 1_000, burst: 1_000 }));
       },
       components() {
-        return processes.map((process) => ({ name: process.name, pid: process.child.pid }));
+        return processes.map((process) => ({ name: process.name, pid: process.child.pid, port: componentPorts.get(process.name) }));
+      },
+      async compactEtcd() {
+        await compactEtcd(`http://127.0.0.1:${ports.etcd}`);
       },
       async restartApiServer() {
         const previous = apiServer;
@@ -228,6 +287,16 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await stopAll();
     throw error;
   }
+}
+
+/** Compacts etcd to its current revision through its HTTP gateway. */
+async function compactEtcd(endpoint: string): Promise<void> {
+  const range = await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
+  const status = (await range.json()) as { header?: { revision?: string } };
+  const revision = status.header?.revision;
+  if (!range.ok || revision === undefined) throw new Error(`etcd did not report its revision: HTTP ${range.status}`);
+  const response = await fetch(`${endpoint}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision, physical: true }) });
+  if (!response.ok) throw new Error(`etcd compaction at revision ${revision} failed: HTTP ${response.status} ${await response.text()}`);
 }
 
 function tail(file: string): string {

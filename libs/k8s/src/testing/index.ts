@@ -1,4 +1,7 @@
 export * from './binaries.ts';
+export * from './chart.ts';
 export * from './control-plane.ts';
 export * from './crds.ts';
+export * from './namespaces.ts';
 export { freePort, isProcessAlive, waitFor } from './processes.ts';
+export * from './tcp-proxy.ts';

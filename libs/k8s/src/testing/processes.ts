@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { errorMessage } from '../api-errors.ts';
 
 /** Whether a process with this PID exists (signal 0 probes without signalling). */
 export function isProcessAlive(pid: number): boolean {
@@ -68,17 +69,31 @@ export function startProcess(name: string, command: string, args: readonly strin
   };
 }
 
-/** Polls `probe` until it resolves true; fails with `describe()` after `timeoutMs` or if `alive()` turns false. */
+/**
+ * Polls `probe` until it resolves true; fails with `describe()` after `timeoutMs` or if `alive()` turns
+ * false. The failure names the last probe error (also its cause): "not ready" alone hides whether the
+ * component refused connections, rejected a certificate or answered 500.
+ */
 export async function waitFor(
   what: string,
   probe: () => Promise<boolean>,
   options: { timeoutMs: number; alive?: () => boolean; describe?: () => string },
 ): Promise<void> {
   const deadline = performance.now() + options.timeoutMs;
+  let last: { readonly error: unknown } | undefined;
+  const failure = (reason: string): Error => {
+    const outcome = last === undefined ? '' : ` Last probe failed: ${errorMessage(last.error)}.`;
+    return new Error(`${what}: ${reason}.${outcome} ${options.describe?.() ?? ''}`, last === undefined ? undefined : { cause: last.error });
+  };
   for (;;) {
-    if (options.alive !== undefined && !options.alive()) throw new Error(`${what}: process exited. ${options.describe?.() ?? ''}`);
-    if (await probe().catch(() => false)) return;
-    if (performance.now() > deadline) throw new Error(`${what}: not ready after ${options.timeoutMs} ms. ${options.describe?.() ?? ''}`);
+    if (options.alive !== undefined && !options.alive()) throw failure('process exited');
+    try {
+      if (await probe()) return;
+      last = undefined;
+    } catch (error) {
+      last = { error };
+    }
+    if (performance.now() > deadline) throw failure(`not ready after ${options.timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

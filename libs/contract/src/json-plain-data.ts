@@ -14,10 +14,15 @@ function convert(value: JsonValue, path: string): unknown {
   }
   if (Array.isArray(value)) return value.map((item, index) => convert(item, `${path}[${index}]`));
   if (value instanceof Map) {
-    // A null prototype makes every key, "__proto__" included, an ordinary own property that a strict
-    // schema then sees (and rejects as unknown) instead of a prototype assignment that hides it.
-    const object: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    for (const [key, item] of value) object[key] = convert(item, path === '' ? key : `${path}.${key}`);
+    const object: Record<string, unknown> = {};
+    for (const [key, item] of value) {
+      const converted = convert(item, path === '' ? key : `${path}.${key}`);
+      // Assigning "__proto__" would replace the prototype and hide the key; defined as an own property
+      // it is an ordinary key that a strict schema sees (and rejects as unknown). Other keys are
+      // assigned, which keeps the objects in V8's fast mode for the schema that reads them next.
+      if (key === '__proto__') Object.defineProperty(object, key, { value: converted, enumerable: true, writable: true, configurable: true });
+      else object[key] = converted;
+    }
     return object;
   }
   return value;

@@ -53,3 +53,28 @@ describe('CNI configurations every Go reader decodes alike', () => {
     expect(render(config)).toBe('rendered');
   });
 });
+
+describe('plugin fields of the type the plugin decodes', () => {
+  it.each([
+    ['a float vlanQoS', '{"cniVersion":"1.0.0","type":"sriov","vlanQoS":1e308}'],
+    ['a string vlan', '{"cniVersion":"1.0.0","type":"sriov","vlan":"5"}'],
+    ['a fractional max_tx_rate', '{"cniVersion":"1.0.0","type":"sriov","max_tx_rate":100.0}'],
+    ['a numeric spoofchk', '{"cniVersion":"1.0.0","type":"sriov","spoofchk":1}'],
+    ['a string MTU under its Go name', '{"cniVersion":"1.0.0","type":"sriov","mtu":"9000"}'],
+    ['a negative LinkState', '{"cniVersion":"1.0.0","type":"sriov","origVfState":{"LinkState":-1}}'],
+    ['a list runtimeConfig', '{"cniVersion":"1.0.0","type":"sriov","runtimeConfig":[]}'],
+    ['a float tuning mtu', '{"cniVersion":"1.0.0","name":"n","plugins":[{"type":"sriov"},{"type":"tuning","mtu":9000.0}]}'],
+    ['a numeric sysctl', '{"cniVersion":"1.0.0","name":"n","plugins":[{"type":"sriov"},{"type":"tuning","sysctl":{"net.ipv4.ip_forward":1}}]}'],
+    ['a string promisc in tuning args', '{"cniVersion":"1.0.0","name":"n","plugins":[{"type":"sriov"},{"type":"tuning","args":{"cni":{"promisc":"true"}}}]}'],
+  ])('refuses %s', (_case, config) => {
+    expect(render(config)).toBe('MalformedCniConfig');
+  });
+
+  it('renders typed fields with values of their type, and null', () => {
+    expect(
+      render(
+        '{"cniVersion":"1.0.0","type":"sriov","vlan":1203,"vlanQoS":null,"spoofchk":"on","Master":"ens1f0","VFID":-1,"origVfState":{"LinkState":4294967295}}',
+      ),
+    ).toBe('rendered');
+  });
+});

@@ -1,5 +1,6 @@
 import { type JsonObject, type JsonValue, type ObjectRef, type Result, type StrictJsonOptions, JsonNumber, fail, isJsonObject, ok } from '@sriov-dra/contract';
 import { goFoldKey } from './go-json.ts';
+import { PLUGIN_FIELD_TABLES, wrongField } from './plugin-fields.ts';
 
 /**
  * The checks that make a CNI configuration mean the same to every Go program that reads it (§7 step 2).
@@ -107,8 +108,8 @@ export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<vo
   const entries: (readonly [JsonObject, string])[] = Array.isArray(plugins)
     ? plugins.flatMap((plugin, index) => (isJsonObject(plugin) ? [[plugin, `plugins[${index}]`] as const] : []))
     : [];
-  for (const [node, path, fields] of [[root, '', ROOT_INDEX] as const, ...entries.map(([plugin, at]) => [plugin, at, PLUGIN_INDEX] as const)]) {
-    const misspelled = misspelledField(node, fields);
+  for (const [node, path, spelled] of [[root, '', ROOT_INDEX] as const, ...entries.map(([plugin, at]) => [plugin, at, PLUGIN_INDEX] as const)]) {
+    const misspelled = misspelledField(node, spelled);
     if (misspelled !== undefined) {
       return fail(
         'MalformedCniConfig',
@@ -118,6 +119,14 @@ export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<vo
     }
     const types = checkPluginTypes(node, path, object);
     if (!types.ok) return types;
+    const type = node.get('type');
+    const fields = typeof type === 'string' ? PLUGIN_FIELD_TABLES.get(type) : undefined;
+    const problem = fields === undefined ? undefined : wrongField(node, fields);
+    if (problem !== undefined) {
+      return fail('MalformedCniConfig', `${path === '' ? '' : `${path}.`}${problem}; the ${type as string} plugin could not decode its configuration`, {
+        object,
+      });
+    }
   }
   for (const key of ['disableCheck', 'disableGC']) {
     const value = root.get(key);

@@ -1,0 +1,130 @@
+import { type JsonObject, type JsonValue, JsonNumber, isJsonObject } from '@sriov-dra/contract';
+import { goFoldKey, isGoInt64 } from './go-json.ts';
+
+/**
+ * The typed fields of the plugins a shadow runs, as their Go config structs declare them (sriov-cni's
+ * NetConf, the tuning plugin's TuningConf of containernetworking/plugins v1.10.0). encoding/json refuses
+ * a value of another JSON type for a typed field (a string for an int, 9000.0 for an int), so the plugin
+ * would fail at ADD; such a template is refused before any VF is touched. Untagged Go fields are matched
+ * by their Go name, case-insensitively like every field. null is always accepted: it leaves a field unset.
+ */
+type FieldType = 'string' | 'int' | 'uint32' | 'bool' | 'stringMap' | { readonly struct: FieldTable };
+type FieldTable = ReadonlyMap<string, FieldType>;
+
+function table(fields: Record<string, FieldType>): FieldTable {
+  return new Map(Object.entries(fields));
+}
+
+const RUNTIME_CONFIG: FieldType = { struct: table({ mac: 'string' }) };
+
+const SRIOV_FIELDS = table({
+  OrigVfState: {
+    struct: table({
+      HostIFName: 'string',
+      SpoofChk: 'bool',
+      Trust: 'bool',
+      AdminMAC: 'string',
+      EffectiveMAC: 'string',
+      Vlan: 'int',
+      VlanQoS: 'int',
+      VlanProto: 'int',
+      MinTxRate: 'int',
+      MaxTxRate: 'int',
+      LinkState: 'uint32',
+      MTU: 'int',
+    }),
+  },
+  Master: 'string',
+  MAC: 'string',
+  MTU: 'int',
+  vlan: 'int',
+  vlanQoS: 'int',
+  vlanProto: 'string',
+  deviceID: 'string',
+  VFID: 'int',
+  min_tx_rate: 'int',
+  max_tx_rate: 'int',
+  spoofchk: 'string',
+  trust: 'string',
+  link_state: 'string',
+  runtimeConfig: RUNTIME_CONFIG,
+  logLevel: 'string',
+  logFile: 'string',
+});
+
+const TUNING_FIELDS = table({
+  dataDir: 'string',
+  sysctl: 'stringMap',
+  mac: 'string',
+  promisc: 'bool',
+  mtu: 'int',
+  txQLen: 'int',
+  allmulti: 'bool',
+  runtimeConfig: RUNTIME_CONFIG,
+  args: {
+    struct: table({
+      cni: { struct: table({ sysctl: 'stringMap', mac: 'string', promisc: 'bool', mtu: 'int', allmulti: 'bool', txQLen: 'int' }) },
+    }),
+  },
+});
+
+/** The field tables of the plugins a shadow may run, by plugin type. */
+export const PLUGIN_FIELD_TABLES: ReadonlyMap<string, FieldTable> = new Map([
+  ['sriov', SRIOV_FIELDS],
+  ['tuning', TUNING_FIELDS],
+]);
+
+const foldIndexes = new WeakMap<FieldTable, ReadonlyMap<string, string>>();
+
+/** Go's field lookup: the exact name, else the field whose name folds the same. */
+function fieldOf(fields: FieldTable, key: string): string | undefined {
+  if (fields.has(key)) return key;
+  let index = foldIndexes.get(fields);
+  if (index === undefined) {
+    index = new Map([...fields.keys()].map((field) => [goFoldKey(field), field]));
+    foldIndexes.set(fields, index);
+  }
+  return index.get(goFoldKey(key));
+}
+
+function describe(value: JsonValue): string {
+  if (Array.isArray(value)) return 'a list';
+  if (isJsonObject(value)) return 'an object';
+  return value instanceof JsonNumber ? `the number ${value.raw}` : typeof value;
+}
+
+function wrongType(value: JsonValue, type: FieldType): string | undefined {
+  if (value === null) return undefined;
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? undefined : `must be a string, found ${describe(value)}`;
+    case 'bool':
+      return typeof value === 'boolean' ? undefined : `must be true or false, found ${describe(value)}`;
+    case 'int':
+      return value instanceof JsonNumber && isGoInt64(value) ? undefined : `must be a 64-bit integer, found ${describe(value)}`;
+    case 'uint32':
+      return value instanceof JsonNumber && /^(?:0|[1-9]\d{0,9})$/.test(value.raw) && Number(value.raw) <= 0xffffffff
+        ? undefined
+        : `must be an unsigned 32-bit integer, found ${describe(value)}`;
+    case 'stringMap':
+      if (!isJsonObject(value)) return `must be an object of strings, found ${describe(value)}`;
+      for (const [key, item] of value) if (item !== null && typeof item !== 'string') return `.${key} must be a string, found ${describe(item)}`;
+      return undefined;
+    default: {
+      if (!isJsonObject(value)) return `must be an object, found ${describe(value)}`;
+      const nested = wrongField(value, type.struct);
+      return nested === undefined ? undefined : `.${nested}`;
+    }
+  }
+}
+
+/** The first field of the object whose value the plugin's Go struct cannot hold, as "key: problem". */
+export function wrongField(object: JsonObject, fields: FieldTable): string | undefined {
+  for (const [key, value] of object) {
+    const field = fieldOf(fields, key);
+    if (field === undefined) continue;
+    const problem = wrongType(value, fields.get(field) ?? 'string');
+    if (problem !== undefined) return problem.startsWith('.') ? `${key}${problem}` : `${key} ${problem}`;
+  }
+  return undefined;
+}

@@ -421,7 +421,11 @@ const commaPart = (pool: readonly string[]) =>
     { weight: 4, arbitrary: fc.constantFrom('net-a', 'rail-a-net', 'a') },
     { weight: 2, arbitrary: fc.constantFrom(...pool.filter((item) => !/[[{"]/.test(item))) },
   );
-const pad = fc.constantFrom('', '', '', ' ', '\t', '  ');
+/** Padding, including characters only one of Go's strings.TrimSpace and JavaScript's trim() removes. */
+const pad = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom('', '', '', ' ', '\t', '  ') },
+  { weight: 1, arbitrary: fc.constantFrom('\u00a0', '\ufeff', '\u0085', '\u2028', '\u3000', '\u200b', '\v') },
+);
 
 const commaItem = fc
   .tuple(
@@ -439,7 +443,10 @@ const commaItem = fc
 
 const commaSelections = fc.oneof(
   { weight: 12, arbitrary: fc.array(commaItem, { minLength: 1, maxLength: 4 }).map((items) => items.join(',')) },
-  { weight: 1, arbitrary: fc.constantFrom(' ', '\t', '\n', ' \n ', ',', 'a,,b', 'a,', ',a', 'true', '5') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(' ', '\t', '\n', ' \n ', ',', 'a,,b', 'a,', ',a', 'true', '5', '\u0085', '\ufeff', '\u00a0', '\ufeffnet-a', 'net-a\u0085'),
+  },
 );
 
 export const selectionsCase: fc.Arbitrary<SelectionsCase> = fc

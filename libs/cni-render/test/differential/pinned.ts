@@ -55,6 +55,11 @@ export const PINNED: readonly DiffCase[] = [
   selections('[{"default-route":["x"],"name":"net-a"}]'),
   selections('[{"name":"net-a","cni-args":{"n":1e400}}]'),
   selections('[{"name":"net-a","IPs":{}}]'),
-  // Exact duplicate keys: Go takes the last.
+  // U+FEFF is whitespace to JavaScript's \s and trim(), not to Go's strings.TrimSpace or libcni's unicode.IsSpace.
+  selections('net-a@\ufeffa'),
+  selections('\ufeffnet-a'),
+  selections('net-a\u0085'),
+  // Folded and exact duplicate keys: Go takes the last.
+  selections('[{"ips":[],"IPs":[],"name":"net-a"}]'),
   selections('[{"deviceID":"0000:03:00.1","deviceID":"0000:03:00.1","name":"net-a"}]'),
 ];

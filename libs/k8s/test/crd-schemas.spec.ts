@@ -4,7 +4,14 @@
 // status.details.causes), not the strict decoding a client may ask for. What strict field validation adds is
 // tested separately; the comparison with the upstream schemas and samples is in crd-upstream.spec.ts.
 import { describe, expect, it } from '@jest/globals';
-import { DISCOVERY_RESERVED_ATTRIBUTES, attributeKeys, isDraQualifiedName, isSemver, validateSriovResourcePolicy } from '@sriov-dra/contract';
+import {
+  DISCOVERY_RESERVED_ATTRIBUTES,
+  attributeKeys,
+  draConfigurationReasons,
+  isDraQualifiedName,
+  isSemver,
+  validateSriovResourcePolicy,
+} from '@sriov-dra/contract';
 import { expectedError, expectsValid, loadFixtures } from '@sriov-dra/contract/fixtures';
 import { isApiError } from '../src/api-errors.ts';
 import { type KubeObject, contentTypes } from '../src/client.ts';
@@ -65,12 +72,19 @@ describe('SriovNetworkNodePolicy', () => {
       name: created.metadata.name,
     });
     expect(live.status?.conditions).toEqual([condition]);
-    // The condition schema is metav1.Condition's: a reason is a CamelCase identifier.
-    const bad = { status: { conditions: [{ ...condition, reason: 'not found' }] } };
-    await expectInvalid(
-      shared.admin.request({ method: 'PATCH', path: resourcePath(resourceTypes.sriovNetworkNodePolicy, at), body: bad, contentType: contentTypes.mergePatch }),
-      ['status.conditions[0].reason'],
-    );
+    // The condition schema is metav1.Condition's: a reason is a CamelCase identifier, which every reason
+    // the operator sets must be.
+    const statusDryRun = (changed: Record<string, unknown>) =>
+      shared.admin.request({
+        method: 'PATCH',
+        path: resourcePath(resourceTypes.sriovNetworkNodePolicy, at),
+        query: { dryRun: 'All' },
+        body: { status: { conditions: [{ ...condition, ...changed }] } },
+        contentType: contentTypes.mergePatch,
+      });
+    await expectInvalid(statusDryRun({ reason: 'not found' }), ['status.conditions[0].reason']);
+    await expectInvalid(statusDryRun({ type: 'DRA configuration ready' }), ['status.conditions[0].type']);
+    for (const reason of Object.values(draConfigurationReasons)) await statusDryRun({ reason });
   });
 
   it('requires nodeSelector and checks the upstream enums, bridge included', async () => {

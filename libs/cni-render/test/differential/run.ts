@@ -5,10 +5,16 @@ import { type DiffCase, type Divergence, compare, evaluateTs, goRequests } from 
 import { diffCase } from './generators.ts';
 import type { GoPeer } from './peer.ts';
 
+/** Variants within a class: our message and Go's with quoted and numeric details blanked. */
+const MAX_VARIANTS = 5;
+const variantOf = (divergence: Divergence): string => `${divergence.ts.slice(0, 160)}|${divergence.go.slice(0, 160)}`.replace(/"[^"]*"|\d+/g, '…');
+
 export interface DivergenceClass {
   readonly count: number;
   /** The shortest input of the class. */
   readonly example: Divergence;
+  /** Up to MAX_VARIANTS other shortest inputs whose messages differ from the example's. */
+  readonly variants: ReadonlyMap<string, Divergence>;
 }
 
 export interface RunSummary {
@@ -59,7 +65,12 @@ export async function runCases(peer: GoPeer, cases: Iterable<DiffCase>, window =
     for (const divergence of verdict.divergences) {
       const known = divergences.get(divergence.class);
       const shorter = known === undefined || inputText(divergence.input).length < inputText(known.example.input).length;
-      divergences.set(divergence.class, { count: (known?.count ?? 0) + 1, example: shorter ? divergence : known.example });
+      const variants = new Map(known?.variants);
+      const variant = variantOf(divergence);
+      const seen = variants.get(variant);
+      if (seen === undefined ? variants.size < MAX_VARIANTS : inputText(divergence.input).length < inputText(seen.input).length)
+        variants.set(variant, divergence);
+      divergences.set(divergence.class, { count: (known?.count ?? 0) + 1, example: shorter ? divergence : known.example, variants });
     }
   };
 
@@ -122,7 +133,7 @@ export function formatSummary(summary: RunSummary): string {
       .map(([key, n]) => `${key} ${n}`)
       .join(', ')}`,
   ];
-  for (const [name, { count, example }] of [...summary.divergences].sort((a, b) => b[1].count - a[1].count)) {
+  for (const [name, { count, example, variants }] of [...summary.divergences].sort((a, b) => b[1].count - a[1].count)) {
     lines.push(
       '',
       `DIVERGENCE ${name} (${count}×); shortest input:`,
@@ -130,6 +141,9 @@ export function formatSummary(summary: RunSummary): string {
       `  ours:  ${example.ts}`,
       `  Go:    ${example.go}`,
     );
+    const others = [...variants.values()].filter((variant) => variantOf(variant) !== variantOf(example));
+    if (others.length > 0)
+      lines.push('  other variants:', ...others.map((variant) => `    ${JSON.stringify(variant.input)} (ours: ${variant.ts.slice(0, 160)})`));
   }
   return lines.join('\n');
 }

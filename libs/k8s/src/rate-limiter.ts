@@ -1,3 +1,5 @@
+import { SriovDraError } from '@sriov-dra/contract';
+
 /**
  * Client-side token bucket (client-go's QPS/burst): `burst` requests may go at once, then `qps` per
  * second. Waiting honours an AbortSignal so a cancelled caller never holds a slot.
@@ -13,7 +15,7 @@ export class TokenBucket {
     this.qps = qps;
     this.burst = burst;
     this.now = now;
-    if (!(qps > 0) || !(burst >= 1)) throw new RangeError(`qps must be > 0 and burst >= 1 (got ${qps}/${burst})`);
+    if (!(qps > 0) || !(burst >= 1)) throw new SriovDraError('InvalidComponentSetting', `client rate limit needs qps > 0 and burst >= 1 (got ${qps}/${burst})`);
     this.tokens = burst;
     this.last = now();
   }

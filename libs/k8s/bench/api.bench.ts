@@ -5,7 +5,7 @@ import { patchGuarded } from '../src/guarded-patch.ts';
 import { Informer } from '../src/informer.ts';
 import type { KubeObject } from '../src/client.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { type ControlPlane, installCrds, startControlPlane } from '../src/testing/index.ts';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '../src/testing/index.ts';
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -16,7 +16,7 @@ export async function setup(): Promise<ControlPlane> {
   const cp = await startControlPlane();
   console.log(`control plane ready in ${Math.round(performance.now() - started)} ms`);
   await installCrds(cp.adminClient);
-  await cp.adminClient.create(resourceTypes.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
+  await createNamespace(cp.adminClient, 'bench');
   return cp;
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { type Result, validateDeviceAttributes, validateSriovResourcePolicy } from '@sriov-dra/contract';
 import { parseAllDocuments } from 'yaml';
 import { isApiError } from '../src/api-errors.ts';
 import { type KubeObject, contentTypes } from '../src/client.ts';
@@ -38,6 +39,11 @@ describe('compared with the upstream schemas', () => {
   const DATA_DIR = fileURLToPath(new URL('../../../charts/sriov-dra/test-data/', import.meta.url));
   const SAMPLES_DIR = join(DATA_DIR, 'upstream-samples');
   const UPSTREAM = 'upstream.';
+
+  const readers: Readonly<Record<string, (value: unknown) => Result<unknown>>> = {
+    DeviceAttributes: validateDeviceAttributes,
+    SriovResourcePolicy: validateSriovResourcePolicy,
+  };
 
   const chartKinds: Readonly<Record<string, ResourceType>> = {
     DeviceAttributes: resourceTypes.deviceAttributes,
@@ -174,6 +180,12 @@ describe('compared with the upstream schemas', () => {
           schema,
           undeclared.length === 0 ? expected : { status: 400, fields: undeclared.map((field) => field.slice(1)) },
         ]);
+      }
+      // What the API server stores from a driver sample, the driver's contract reads.
+      const contract = readers[object.kind];
+      if (contract !== undefined) {
+        const read = contract(await applyDryRun(type, object, 'Strict'));
+        expect(read.ok ? 'ok' : read.error.message).toBe('ok');
       }
     },
   );

@@ -2,7 +2,7 @@ import { Agent, type RequestOptions, request as httpsRequest } from 'node:https'
 import type { IncomingMessage } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type ObjectRef, SriovDraError } from '@sriov-dra/contract';
-import { type ApiRequestInfo, type ApiStatus, KubeApiError, classifyStatus, classifyTransportError } from './api-errors.ts';
+import { type ApiRequestInfo, type ApiStatus, KubeApiError, classifyStatus, classifyTransportError, errorMessage } from './api-errors.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import { type ObjectLocation, type ResourceType, resourcePath } from './resources.ts';
 
@@ -166,7 +166,14 @@ export class KubeClient {
     // installs a fresh Agent per call, which would cost a TLS handshake per request; the TLS material
     // stays on the options, so our keep-alive agent pools connections by it instead. (kubeconfig
     // proxy-url is therefore not supported.)
-    await this.config.applyToHTTPSOptions(options);
+    try {
+      await this.config.applyToHTTPSOptions(options);
+    } catch (error) {
+      // An unreadable certificate file or a failing exec credential plugin: the kubeconfig's user is unusable.
+      throw new SriovDraError('InvalidKubeconfig', `user "${this.config.getCurrentUser()?.name ?? ''}" has no usable credentials: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
     options.agent = this.agent;
     await this.limiter.acquire(signal);
     let sent = false;

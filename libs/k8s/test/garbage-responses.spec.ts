@@ -93,6 +93,17 @@ describe('garbage from the server', () => {
     expect(await codeOf(() => client('not a url').get(resourceTypes.pod, { namespace: 'n', name: 'p' }))).toBe('InvalidKubeconfig');
   });
 
+  it('a kubeconfig whose client certificate cannot be read is InvalidKubeconfig', async () => {
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: false }],
+      users: [{ name: 'u', certFile: join(dir, 'missing.crt'), keyFile: join(dir, 'missing.key') }],
+      contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
+      currentContext: 'c',
+    });
+    expect(await codeOf(() => KubeClient.fromConfig(config).get(resourceTypes.pod, { namespace: 'n', name: 'p' }))).toBe('InvalidKubeconfig');
+  });
+
   it('leader election timings that could elect two leaders are InvalidComponentSetting', () => {
     const elector = (): LeaderElector =>
       new LeaderElector(client(), {

@@ -186,6 +186,22 @@ describe('SriovNetworkNodePolicy', () => {
     }
     expect(await verdict(createPolicy(body))).toBe(expectsValid(fixture) ? 'accepted' : 'rejected');
   });
+
+  // Each value is atomic for server-side apply (§12.2.2): a second manager replaces it whole, instead of
+  // merging members into a value with two of them.
+  it('replaces an attribute value whole when another field manager applies it', async () => {
+    const apply = (attributes: Record<string, unknown>, fieldManager: string) =>
+      shared.admin.request({
+        method: 'PATCH',
+        path: resourcePath(resourceTypes.sriovNetworkNodePolicy, { namespace: 'ai-workloads', name: 'atomic-values' }),
+        query: { fieldManager, force: true },
+        body: { ...withAttributes(attributes), metadata: { name: 'atomic-values', namespace: 'ai-workloads' } },
+        contentType: contentTypes.apply,
+      }) as Promise<KubeObject>;
+    await apply({ 'example.com/tier': { int: 1 } }, 'first');
+    const second = await apply({ 'example.com/tier': { string: 'gold' } }, 'second');
+    expect(second['spec']).toMatchObject({ dra: { attributes: { 'example.com/tier': { string: 'gold' } } } });
+  });
 });
 
 describe('what strict field validation adds', () => {

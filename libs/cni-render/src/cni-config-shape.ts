@@ -66,22 +66,23 @@ function checkPluginTypes(plugin: JsonObject, path: string, object: ObjectRef): 
     if (value !== undefined && typeof value !== 'string')
       return fail('MalformedCniConfig', `${at(key)} must be a string, found ${describe(value)}`, { object });
   }
+  // null decodes to an unset struct in Go: the same as an absent field.
   const ipam = plugin.get('ipam');
-  if (ipam !== undefined) {
+  if (ipam !== undefined && ipam !== null) {
     if (!isJsonObject(ipam)) return fail('MalformedCniConfig', `${at('ipam')} must be an object, found ${describe(ipam)}`, { object });
     const misspelled = misspelledField(ipam, IPAM_INDEX);
     if (misspelled !== undefined)
-      return fail('MalformedCniConfig', `${at('ipam')}: key ${JSON.stringify(misspelled.key)} must be spelled ${JSON.stringify(misspelled.field)}`, { object });
+      return fail('MisspelledCniKey', `${at('ipam')}: key ${JSON.stringify(misspelled.key)} must be spelled ${JSON.stringify(misspelled.field)}`, { object });
     const type = ipam.get('type');
     if (type !== undefined && typeof type !== 'string')
       return fail('MalformedCniConfig', `${at('ipam.type')} must be a string, found ${describe(type)}`, { object });
   }
   const dns = plugin.get('dns');
-  if (dns !== undefined) {
+  if (dns !== undefined && dns !== null) {
     if (!isJsonObject(dns)) return fail('MalformedCniConfig', `${at('dns')} must be an object, found ${describe(dns)}`, { object });
     const misspelled = misspelledField(dns, DNS_INDEX);
     if (misspelled !== undefined)
-      return fail('MalformedCniConfig', `${at('dns')}: key ${JSON.stringify(misspelled.key)} must be spelled ${JSON.stringify(misspelled.field)}`, { object });
+      return fail('MisspelledCniKey', `${at('dns')}: key ${JSON.stringify(misspelled.key)} must be spelled ${JSON.stringify(misspelled.field)}`, { object });
     const domain = dns.get('domain');
     if (domain !== undefined && typeof domain !== 'string') return fail('MalformedCniConfig', `${at('dns.domain')} must be a string`, { object });
     for (const list of ['nameservers', 'search', 'options']) {
@@ -91,10 +92,15 @@ function checkPluginTypes(plugin: JsonObject, path: string, object: ObjectRef): 
     }
   }
   const capabilities = plugin.get('capabilities');
-  if (capabilities !== undefined && !(isJsonObject(capabilities) && [...capabilities.values()].every((flag) => typeof flag === 'boolean')))
+  if (
+    capabilities !== undefined &&
+    capabilities !== null &&
+    !(isJsonObject(capabilities) && [...capabilities.values()].every((flag) => typeof flag === 'boolean'))
+  )
     return fail('MalformedCniConfig', `${at('capabilities')} must be an object of booleans`, { object });
   const prevResult = plugin.get('prevResult');
-  if (prevResult !== undefined && !isJsonObject(prevResult)) return fail('MalformedCniConfig', `${at('prevResult')} must be an object`, { object });
+  if (prevResult !== undefined && prevResult !== null && !isJsonObject(prevResult))
+    return fail('MalformedCniConfig', `${at('prevResult')} must be an object`, { object });
   return ok(undefined);
 }
 
@@ -104,15 +110,17 @@ function checkPluginTypes(plugin: JsonObject, path: string, object: ObjectRef): 
  * on, a PluginConf field of the wrong JSON type, and conflist-only fields of the wrong type.
  */
 export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<void> {
+  // Multus reads a root with a type as a single plugin and ignores plugins and the list flags then.
+  const rootType = root.get('type');
+  const list = (rootType === undefined || rootType === null || rootType === '') && root.has('plugins');
   const plugins = root.get('plugins');
-  const entries: (readonly [JsonObject, string])[] = Array.isArray(plugins)
-    ? plugins.flatMap((plugin, index) => (isJsonObject(plugin) ? [[plugin, `plugins[${index}]`] as const] : []))
-    : [];
+  const entries: (readonly [JsonObject, string])[] =
+    list && Array.isArray(plugins) ? plugins.flatMap((plugin, index) => (isJsonObject(plugin) ? [[plugin, `plugins[${index}]`] as const] : [])) : [];
   for (const [node, path, spelled] of [[root, '', ROOT_INDEX] as const, ...entries.map(([plugin, at]) => [plugin, at, PLUGIN_INDEX] as const)]) {
     const misspelled = misspelledField(node, spelled);
     if (misspelled !== undefined) {
       return fail(
-        'MalformedCniConfig',
+        'MisspelledCniKey',
         `key ${JSON.stringify(misspelled.key)}${path === '' ? '' : ` at ${path}`} is read as ${JSON.stringify(misspelled.field)} by some CNI readers and ignored by others; spell it ${JSON.stringify(misspelled.field)}`,
         { object },
       );
@@ -128,13 +136,16 @@ export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<vo
       });
     }
   }
+  // Only the list readers (Multus's NetConfList, libcni's conflist loader) read these; a single plugin's are ignored.
+  if (!list) return ok(undefined);
   for (const key of ['disableCheck', 'disableGC']) {
     const value = root.get(key);
     if (value !== undefined && typeof value !== 'boolean')
       return fail('MalformedCniConfig', `${key} must be true or false, found ${describe(value)}`, { object });
   }
+  // libcni alone reads this flag, from a map: a boolean, or "true"/"false" in any case.
   const inlined = root.get('loadOnlyInlinedPlugins');
-  if (inlined !== undefined && typeof inlined !== 'boolean')
+  if (inlined !== undefined && typeof inlined !== 'boolean' && !(typeof inlined === 'string' && ['true', 'false'].includes(inlined.toLowerCase())))
     return fail('MalformedCniConfig', `loadOnlyInlinedPlugins must be true or false, found ${describe(inlined)}`, { object });
   // libcni picks the highest of cniVersions at load time, so the version executed would not be the one validated.
   if (root.has('cniVersions')) return fail('UnsupportedCniVersion', 'cniVersions is not supported; set a single cniVersion', { object });

@@ -1,5 +1,5 @@
 import { type JsonObject, type JsonValue, JsonNumber, isJsonObject } from '@sriov-dra/contract';
-import { goFoldKey, isGoInt64 } from './go-json.ts';
+import { goFoldKey } from './go-json.ts';
 
 /**
  * The typed fields of the plugins a shadow runs, as their Go config structs declare them (sriov-cni's
@@ -93,6 +93,17 @@ function describe(value: JsonValue): string {
   return value instanceof JsonNumber ? `the number ${value.raw}` : typeof value;
 }
 
+/**
+ * Whether the plugin receives an integer in [min, max). libcni hands each plugin its configuration
+ * re-encoded from map[string]interface{}: the number became a float64 and is written back by Go's
+ * formatter, so 1.0 and 1E+2 arrive as 1 and 100, while 12345678901234567890 arrives rounded to
+ * 2^63·1.34 and 1e21 as "1e+21", which no integer field accepts.
+ */
+function deliveredInteger(number: JsonNumber, min: number, max: number): boolean {
+  const value = Number(number.raw);
+  return Number.isInteger(value) && value >= min && value < max && Math.abs(value) < 1e21;
+}
+
 function wrongType(value: JsonValue, type: FieldType): string | undefined {
   if (value === null) return undefined;
   switch (type) {
@@ -101,11 +112,9 @@ function wrongType(value: JsonValue, type: FieldType): string | undefined {
     case 'bool':
       return typeof value === 'boolean' ? undefined : `must be true or false, found ${describe(value)}`;
     case 'int':
-      return value instanceof JsonNumber && isGoInt64(value) ? undefined : `must be a 64-bit integer, found ${describe(value)}`;
+      return value instanceof JsonNumber && deliveredInteger(value, -(2 ** 63), 2 ** 63) ? undefined : `must be a 64-bit integer, found ${describe(value)}`;
     case 'uint32':
-      return value instanceof JsonNumber && /^(?:0|[1-9]\d{0,9})$/.test(value.raw) && Number(value.raw) <= 0xffffffff
-        ? undefined
-        : `must be an unsigned 32-bit integer, found ${describe(value)}`;
+      return value instanceof JsonNumber && deliveredInteger(value, 0, 2 ** 32) ? undefined : `must be an unsigned 32-bit integer, found ${describe(value)}`;
     case 'stringMap':
       if (!isJsonObject(value)) return `must be an object of strings, found ${describe(value)}`;
       for (const [key, item] of value) if (item !== null && typeof item !== 'string') return `.${key} must be a string, found ${describe(item)}`;

@@ -292,6 +292,11 @@ const catalog = {
     summary: 'the source CNI configuration repeats a key',
     remedy: 'remove the duplicate key from the source NAD; duplicate keys are ambiguous',
   },
+  MisspelledCniKey: {
+    summary: 'the source CNI configuration spells a CNI field other than exactly',
+    remedy:
+      'spell the field exactly (cniVersion, name, type, plugins, ipam, deviceID …): Go decoders match other spellings case-insensitively, while libcni and the driver read the exact key',
+  },
   UnsupportedCniVersion: {
     summary: 'the source cniVersion is not supported',
     remedy: 'use cniVersion 0.4.0, 1.0.0 or 1.1.0',

@@ -67,7 +67,34 @@ export const ACCEPTED_DIVERGENCES: readonly AcceptedDivergence[] = [
     reason: '§7 step 2: duplicate keys make the meaning depend on which one a consumer picks; Go silently takes the last',
     applies: code('DuplicateCniKey'),
   },
+  {
+    id: 'policy-key-spelling',
+    kind: 'cni',
+    reason:
+      '§7 step 2: a field spelled other than exactly (CNIVersion, Ipam, pluginſ) is read by Go structs but not by libcni’s exact-key conflist reader nor by the renderer, so readers would disagree on it',
+    applies: code('MisspelledCniKey'),
+  },
+  {
+    id: 'policy-selection-duplicate-keys',
+    kind: 'selections',
+    reason:
+      '§9 rule 1: an entry with two keys for one field (exactly or by Go’s case folding) means what the last one says to Go; the driver refuses to rewrite an annotation whose meaning depends on the reader',
+    applies: (rejected) => /duplicate key|one field to Multus/.test(rejected.tsMessage),
+  },
+  {
+    id: 'policy-interface-unicode-space',
+    kind: 'selections',
+    reason:
+      'the contract’s interface-name rule refuses Unicode whitespace such as U+FEFF, which Go’s TrimSpace keeps and the kernel would accept: names that tools around CNI trim or split differently are not written',
+    applies: (rejected) => /interface .* is not a valid interface name/.test(rejected.tsMessage) && /\s/u.test(interfaceOf(rejected.tsMessage)),
+  },
 ];
+
+/** The quoted interface name in a rejection message. */
+function interfaceOf(message: string): string {
+  const match = /interface ("(?:[^"\\]|\\.)*")/.exec(message);
+  return match?.[1] === undefined ? '' : (JSON.parse(match[1]) as string);
+}
 
 /** Go's own reading shows a CNI version outside the supported combination. */
 function goVersionUnsupported(go: GoAnswer): boolean {

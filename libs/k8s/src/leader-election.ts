@@ -139,8 +139,9 @@ export class LeaderElector {
       const started = performance.now();
       // The leading signal aborts at the deadline, which bounds this request too.
       const renewed = await this.attempt(leading.signal, signal);
+      if (deposed()) break;
       if (renewed === 'held') arm(started);
-      else if (renewed === 'heldByOther') lost(`the Lease is held by another candidate`);
+      else if (renewed === 'heldByOther') lost('the Lease is held by another candidate');
     }
     signal.removeEventListener('abort', stop);
     await work;

@@ -35,6 +35,7 @@ describe('CNI configurations every Go reader decodes alike', () => {
     ['a string disableCheck', '{"cniVersion":"1.0.0","name":"n","disableCheck":"true","plugins":[{"type":"sriov"}]}', 'MalformedCniConfig'],
     ['cniVersions', '{"cniVersion":"1.0.0","cniVersions":["1.1.0"],"name":"n","plugins":[{"type":"sriov"}]}', 'UnsupportedCniVersion'],
     ['a conflist root deviceID', `{"cniVersion":"1.0.0","name":"n","deviceID":"${PCI}","plugins":[{"type":"sriov"}]}`, 'ConflictingDeviceID'],
+    ['a numeric pciBusID', '{"cniVersion":"1.0.0","type":"sriov","pciBusID":5}', 'ConflictingDeviceID'],
     ['a conflist root pciBusID', '{"cniVersion":"1.0.0","name":"n","pciBusID":"","plugins":[{"type":"sriov"}]}', 'ConflictingDeviceID'],
   ])('refuses %s', (_case, config, code) => {
     expect(render(config)).toBe(code);
@@ -44,6 +45,7 @@ describe('CNI configurations every Go reader decodes alike', () => {
     ['a tiny number', '{"cniVersion":"1.0.0","type":"sriov","x":1e-400}'],
     ['keys that differ by more than case', '{"cniVersion":"1.0.0","type":"sriov","types":["a"],"ss":1,"ß":2}'],
     ['a non-ASCII extension key', '{"cniVersion":"1.0.0","type":"sriov","x\u0130":1}'],
+    ['a null deviceID, which Go reads as unset', '{"cniVersion":"1.0.0","type":"sriov","deviceID":null,"pciBusID":null}'],
     ['a string disableCheck on a single plugin, which no reader reads', '{"cniVersion":"1.0.0","type":"sriov","disableCheck":"TRUE"}'],
   ])('renders %s', (_case, config) => {
     expect(render(config)).toBe('rendered');

@@ -86,7 +86,7 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
   for (const [index, plugin] of metaplugins.entries()) {
     for (const key of ['deviceID', 'pciBusID']) {
       const value = plugin.get(key);
-      if (value !== undefined && value !== '') {
+      if (value !== undefined && value !== null && value !== '') {
         return fail('ConflictingDeviceID', `metaplugin plugins[${(pluginIndex ?? 0) + index + 1}] carries ${key}; only the sriov entry may name a device`, {
           object,
         });
@@ -95,11 +95,11 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
   }
   for (const key of ['deviceID', 'pciBusID']) {
     const existing = sriov.get(key);
-    if (existing === undefined || existing === '') continue;
-    if (typeof existing !== 'string') return fail('MalformedCniConfig', `${key} must be a string, found ${describe(existing)}`, { object });
-    const normalized = normalizePciAddress(existing);
-    if (!normalized.ok || normalized.value !== pci.value) {
-      return fail('ConflictingDeviceID', `the sriov plugin names ${key} ${JSON.stringify(existing)} but the allocated VF is ${pci.value}`, { object });
+    // Go reads null as unset, like an absent key or "".
+    if (existing === undefined || existing === null || existing === '') continue;
+    const normalized = typeof existing === 'string' ? normalizePciAddress(existing) : undefined;
+    if (normalized === undefined || !normalized.ok || normalized.value !== pci.value) {
+      return fail('ConflictingDeviceID', `the sriov plugin names ${key} ${serializeJson(existing)} but the allocated VF is ${pci.value}`, { object });
     }
     // Kept for compatibility, in canonical form, at the sriov entry only.
     sriov.set(key, pci.value);

@@ -131,7 +131,7 @@ describe('LeaderElector', () => {
 });
 
 describe('EventRecorder', () => {
-  it('folds repeats into one Event series whose count a timer writes at the default interval', async () => {
+  it('folds repeats into one Event series whose count a timer writes at the default interval, and close() writes the rest', async () => {
     const pod = await createPod(shared.admin, 'coord', 'evented');
     const errors: unknown[] = [];
     const recorder = new EventRecorder(shared.admin, {
@@ -160,7 +160,14 @@ describe('EventRecorder', () => {
       ['no template for 0000:03:00.1', 3],
       ['no template for 0000:03:00.2', 1],
     ]);
+    // A burst still inside the interval when the recorder closes is written by close().
+    await recorder.record(regarding, failure);
+    await recorder.record(regarding, failure);
     await recorder.close();
+    expect(await mine()).toEqual([
+      ['no template for 0000:03:00.1', 5],
+      ['no template for 0000:03:00.2', 1],
+    ]);
     expect(errors).toEqual([]);
   }, 120_000);
 });

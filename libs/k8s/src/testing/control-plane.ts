@@ -31,7 +31,7 @@ export interface ControlPlane {
   /** Admin kubeconfig (group system:masters). */
   readonly kubeconfig: string;
   readonly server: string;
-  /** etcd's client URL, for tests that manipulate storage directly (e.g. compaction). */
+  /** etcd's client URL (plain HTTP on loopback), for tests that inspect or manipulate storage directly. */
   readonly etcdEndpoint: string;
   readonly adminClient: KubeClient;
   /** Working directory: certificates, kubeconfigs, etcd data, component logs. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { KubeApiError, classifyStatus, classifyTransportError, isTransient } from './api-errors.ts';
+import { isSriovDraError } from '@sriov-dra/contract';
+import { type ApiErrorKind, KubeApiError, classifyStatus, classifyTransportError, isTransient } from './api-errors.ts';
 
 const request = { method: 'PATCH', path: '/api/v1/namespaces/n/pods/p' };
 
@@ -41,5 +42,26 @@ describe('API error classification', () => {
     expect(isTransient(new KubeApiError('Forbidden', 403, request))).toBe(false);
     expect(isTransient(new KubeApiError('Invalid', 422, request))).toBe(false);
     expect(isTransient(new Error('other'))).toBe(false);
+  });
+
+  it('is a SriovDraError whose stable code names the failure class and whose message names the object', () => {
+    const error = new KubeApiError('Forbidden', 403, { ...request, object: { kind: 'Pod', namespace: 'n', name: 'p' } }, { message: 'pods "p" is forbidden' });
+    expect(isSriovDraError(error, 'ApiForbidden')).toBe(true);
+    expect(error.message).toMatch(/^ApiForbidden: Pod n\/p: PATCH \/api\/v1\/namespaces\/n\/pods\/p \(HTTP 403\): pods "p" is forbidden \u2014 /);
+    const kinds: ApiErrorKind[] = [
+      'BadRequest',
+      'Unauthorized',
+      'Forbidden',
+      'NotFound',
+      'AlreadyExists',
+      'Conflict',
+      'Gone',
+      'Invalid',
+      'TooManyRequests',
+      'Timeout',
+      'ServerError',
+      'Unavailable',
+    ];
+    expect(kinds.map((kind) => new KubeApiError(kind, 0, request).code)).toEqual(kinds.map((kind) => `Api${kind}`));
   });
 });

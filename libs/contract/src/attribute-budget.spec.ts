@@ -24,6 +24,7 @@ describe('checkAttributeBudget', () => {
     ['20 attributes and 12 capacities', names('example.com/a', 20), names('example.com/c', 12), 32],
     ['0 attributes and 32 capacities', [], names('example.com/c', 32), 32],
     ['a bare and a qualified spelling of one name', ['x', 'sriovnetwork.k8snetworkplumbingwg.io/x'], [], 1],
+    ['a bare and a qualified spelling of one capacity', [], ['memory', 'sriovnetwork.k8snetworkplumbingwg.io/memory'], 1],
     ['a name repeated', ['example.com/a', 'example.com/a'], ['memory', 'memory'], 2],
     ['an attribute and a capacity of the same name', ['example.com/a'], ['example.com/a'], 2],
     ['nothing', [], [], 0],

@@ -130,6 +130,46 @@ describe('LeaderElector', () => {
   }, 150_000);
 });
 
+describe('LeaderElector and a foreign holder', () => {
+  it('stops leading at once when its renewal finds the Lease held by someone else', async () => {
+    const reasons: unknown[] = [];
+    const elector = new LeaderElector(shared.admin, {
+      namespace: 'coord',
+      name: 'overwritten-leader',
+      identity: 'a',
+      ...timing,
+      onStartedLeading: (signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            resolve();
+          });
+        }),
+    });
+    const stop = new AbortController();
+    const running = elector.run(stop.signal);
+    await waitFor('a leads', () => Promise.resolve(elector.isLeader()), { timeoutMs: 20_000 });
+    // Someone else writes itself into the Lease (an operator, or a candidate with a skewed view).
+    const lease = await shared.admin.get<KubeObject & { spec: Record<string, unknown> }>(resourceTypes.lease, {
+      namespace: 'coord',
+      name: 'overwritten-leader',
+    });
+    await shared.admin.patch(
+      resourceTypes.lease,
+      { namespace: 'coord', name: 'overwritten-leader' },
+      { spec: { ...lease.spec, holderIdentity: 'intruder', leaseDurationSeconds: 3_600 } },
+      'application/merge-patch+json',
+    );
+    await waitFor('a stops leading', () => Promise.resolve(!elector.isLeader()), { timeoutMs: 20_000 });
+    stop.abort();
+    await running;
+    expect(reasons).toHaveLength(1);
+    expect(isSriovDraError(reasons[0], 'LeadershipLost')).toBe(true);
+    // Not the renew deadline running out: the renewal saw the other holder.
+    expect((reasons[0] as Error).message).toContain('held by another candidate');
+  }, 60_000);
+});
+
 describe('EventRecorder', () => {
   it('folds repeats into one Event series whose count a timer writes at the default interval, and close() writes the rest', async () => {
     const pod = await createPod(shared.admin, 'coord', 'evented');

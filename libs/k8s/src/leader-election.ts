@@ -104,8 +104,10 @@ export class LeaderElector {
   /** Leads from a renewal that started at `renewedAt` until the renew deadline passes or `signal` aborts. */
   private async lead(signal: AbortSignal, renewedAt: number): Promise<void> {
     const leading = new AbortController();
-    const lost = (detail: string): void => {
-      leading.abort(new SriovDraError('LeadershipLost', detail, { object: { kind: 'Lease', namespace: this.options.namespace, name: this.options.name } }));
+    const lost = (detail: string, remedy?: string): void => {
+      leading.abort(
+        new SriovDraError('LeadershipLost', detail, { object: { kind: 'Lease', namespace: this.options.namespace, name: this.options.name }, remedy }),
+      );
     };
     let deadline: ReturnType<typeof setTimeout> | undefined;
     const arm = (from: number): void => {
@@ -141,7 +143,7 @@ export class LeaderElector {
       const renewed = await this.attempt(leading.signal, signal);
       if (deposed()) break;
       if (renewed === 'held') arm(started);
-      else if (renewed === 'heldByOther') lost('the Lease is held by another candidate');
+      else if (renewed === 'heldByOther') lost('the Lease is held by another candidate', 'this replica campaigns again and leads once the Lease is free');
     }
     signal.removeEventListener('abort', stop);
     await work;

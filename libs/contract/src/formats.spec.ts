@@ -183,6 +183,9 @@ describe('format boundaries', () => {
     [isDraQualifiedName, a(33), false],
     [isDraQualifiedName, 'example.com/x', true],
     [isDraQualifiedName, '', false],
+    [isDraQualifiedName, 'Example.com/x', false],
+    [isDraQualifiedName, `${a(64)}/x`, false],
+    [isDraQualifiedName, 'a/b/c', false],
     // Semantic versions of at most 64 bytes.
     [isSemver, `1.0.0-${a(58)}`, true],
     [isSemver, `1.0.0-${a(59)}`, false],

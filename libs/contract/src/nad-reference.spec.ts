@@ -36,6 +36,19 @@ describe('nadReferenceFromAttributes', () => {
     expect(outcome(attributes as Record<string, DeviceAttributeValue>)).toEqual(expected);
   });
 
+  it.each([
+    [{ [NAME]: { string: '' } }, 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName is empty'],
+    [
+      { [NAMESPACE]: { string: 'infra' } },
+      'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace is set without sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName',
+    ],
+    [{ [NAME]: { int: 1 } }, 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName must be a string attribute'],
+    [{ [NAME]: { string: 'n' }, [NAMESPACE]: { int: 1 } }, 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace must be a string attribute'],
+  ])('says what is wrong with %j', (attributes, detail) => {
+    const result = nadReferenceFromAttributes(attributes, object);
+    expect(result.ok ? 'accepted' : result.error.detail).toBe(detail);
+  });
+
   it('names the object and quotes a bounded excerpt of the bad value', () => {
     const result = nadReferenceFromAttributes({ [NAME]: { string: 'x'.repeat(10_000) } }, object);
     expect(result.ok ? 'accepted' : result.error.message.startsWith('InvalidNetAttachDefReference: DeviceAttributes dra-driver-sriov/rail-a: ')).toBe(true);

@@ -55,6 +55,7 @@ describe('validateSriovResourcePolicy filters', () => {
     ['a 65-character PF name', { pfNames: ['p'.repeat(65)] }, 'InvalidSriovResourcePolicy'],
     ['an empty PF name', { pfNames: [''] }, 'InvalidSriovResourcePolicy'],
     ['a PF name with a VF range', { pfNames: ['ens1f0#0-3'] }, 'UnsupportedManagedSelector'],
+    ['a PF name with a hyphen', { pfNames: ['enp3s0f0-sriov'] }, 'ok'],
     ['a drivers filter', { drivers: ['mlx5_core'] }, 'UnsupportedManagedSelector'],
     ['an empty drivers list', { drivers: [] }, 'ok'],
     ['a link type', { linkType: 'ib' }, 'ok'],

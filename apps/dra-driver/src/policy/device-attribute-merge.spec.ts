@@ -96,6 +96,12 @@ describe('mergeDeviceAttributes: the device attribute budget', () => {
     ]);
   });
 
+  it('compares discovered and custom names in qualified form, however either is spelled', () => {
+    const bare = { ...device, attributeNames: ['hw3'] };
+    const merged = mergeDeviceAttributes([object('a', { 'sriovnetwork.k8snetworkplumbingwg.io/hw3': { int: 1 } })], bare);
+    expect(merged.ok ? 'accepted' : merged.error.code).toBe('ReservedDRAAttribute');
+  });
+
   it('checks custom attributes alone when no device is given', () => {
     const merged = mergeDeviceAttributes([
       object('a', custom(20)),

@@ -42,6 +42,11 @@ describe('readPodRegistry', () => {
     expect(readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID } })).toEqual({ ok: true, value: null });
   });
 
+  it('reads an empty annotation value as a malformed registry, not as no registry', () => {
+    const result = readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID, annotations: { [annotations.managedNetworks]: '' } } });
+    expect(result.ok ? 'accepted' : result.error.code).toBe('InvalidManagedNetworksRegistry');
+  });
+
   it('refuses a registry copied from another Pod', () => {
     const result = readPodRegistry({
       metadata: { name: 'p', namespace: 'ai-workloads', uid: '99999999-2222-3333-4444-555555555555', annotations: { [annotations.managedNetworks]: raw } },

@@ -14,6 +14,13 @@ describe('checkShadowConfig', () => {
     expect(checkShadowConfig(shadow(CONFIG), binding)).toEqual({ ok: true, value: CONFIG });
   });
 
+  it('refuses an empty config even when the binding carries the digest of empty text', () => {
+    // `printf '' | sha256sum`
+    const empty = { configSHA256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' } as BindingAnnotationV1;
+    const result = checkShadowConfig(shadow(''), empty);
+    expect(result.ok ? 'accepted' : [result.error.code, result.error.detail]).toEqual(['ManagedShadowMismatch', 'has no inline spec.config']);
+  });
+
   it.each([
     ['a whitespace edit', '{ }'],
     ['a trailing newline', '{}\n'],

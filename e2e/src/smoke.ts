@@ -2,7 +2,6 @@
 // resolved without the source condition), the way a deployed process would load them.
 import {
   DRIVER_NAME,
-  type BindingIdentityTuple,
   annotations,
   buildBindingIdentity,
   parseBindingAnnotation,
@@ -29,7 +28,7 @@ const check: Record<FixtureKind, (fixture: Fixture) => Outcome> = {
   },
   'managed-networks-registry': (f) => parseRegistry(rawInput(f)),
   'generated-selection': (f) => validateGeneratedSelection(f.input),
-  identity: (f) => buildBindingIdentity(f.input as BindingIdentityTuple),
+  identity: (f) => buildBindingIdentity(f.input),
   'vf-config': (f) => vfConfigFromOpaque({ driver: DRIVER_NAME, parameters: f.input }),
   'device-attributes': (f) => mergeDeviceAttributes([f.input]),
   'sriov-resource-policy': (f) => validateSriovResourcePolicy(f.input),
@@ -65,7 +64,7 @@ for (const fixture of fixtures) {
   }
 }
 const example = fixtures.find((fixture) => fixture.id === 'identity/worked-example');
-const identity = example === undefined ? undefined : buildBindingIdentity(example.input as BindingIdentityTuple);
+const identity = example === undefined ? undefined : buildBindingIdentity(example.input);
 console.log(`contract fixtures: ${fixtures.length - failures}/${fixtures.length} behave as expected through the built packages`);
 if (identity?.ok === true) console.log(`worked example: attachmentID ${identity.value.attachmentID} -> shadow ${identity.value.shadowName}`);
 if (failures > 0 || identity?.ok !== true) process.exitCode = 1;

@@ -38,7 +38,11 @@ export const labels = {
 /** Value of the managed-by label on every object the driver generates. */
 export const MANAGED_BY_VALUE = 'sriov-dra';
 
-/** Per-device attributes that select the source NAD template (§5.1). */
+/**
+ * Per-device attributes that select the source NAD template (§5.1). In a DeviceAttributes object the
+ * bare names (netAttachDefName, netAttachDefNamespace) mean the same attributes: a name without a domain
+ * is in the driver's domain (qualifiedAttributeName).
+ */
 export const attributeKeys = {
   netAttachDefName: `${DRIVER_NAME}/netAttachDefName`,
   netAttachDefNamespace: `${DRIVER_NAME}/netAttachDefNamespace`,

@@ -63,6 +63,7 @@ describe('renderShadowConfig', () => {
   it.each([
     ['whereabouts without node slices', '{"type":"whereabouts","node_slice_size":""}'],
     ['whereabouts with node slices off', '{"type":"whereabouts","node_slice_size":null}'],
+    ['whereabouts with node slices disabled', '{"type":"whereabouts","node_slice_size":false}'],
     ['host-local with a node_slice_size field', '{"type":"host-local","node_slice_size":"/22"}'],
   ])('accepts %s', (_case, ipam) => {
     expect(bytes(`{"cniVersion":"1.0.0","type":"sriov","ipam":${ipam}}`)).toBe(
@@ -105,6 +106,12 @@ describe('renderShadowConfig', () => {
       '{"cniVersion":"1.0.0"}',
       'MalformedCniConfig',
       'a configuration without a root type needs a nonempty plugins list, found missing',
+    ],
+    [
+      'plugins that are an object',
+      '{"cniVersion":"1.0.0","plugins":{}}',
+      'MalformedCniConfig',
+      'a configuration without a root type needs a nonempty plugins list, found an object',
     ],
     [
       'an empty plugins list',
@@ -190,6 +197,22 @@ describe('renderShadowConfig', () => {
       'InvalidPciAddress',
       '"03:00.1" is not a PCI address of the form 0000:03:00.1',
     ]);
+  });
+
+  it('leaves a null deviceID or pciBusID on a metaplugin alone', () => {
+    expect(bytes('{"cniVersion":"1.0.0","plugins":[{"type":"sriov"},{"type":"tuning","deviceID":null,"pciBusID":null}]}')).toBe(
+      '{"cniVersion":"1.0.0","name":"rail-a-net","plugins":[{"type":"sriov","deviceID":"0000:03:00.1"},{"type":"tuning","deviceID":null,"pciBusID":null}]}',
+    );
+  });
+
+  it.each([
+    ['a repeated key', '{"cniVersion":"1.0.0","type":"sriov","mtu":1,"mtu":2}', 'DuplicateCniKey', /; Go's encoding\/json reads such keys as one field$/],
+    ['a number beyond float64', '{"cniVersion":"1.0.0","type":"sriov","x":1e400}', 'MalformedCniConfig', /, so Multus cannot decode the configuration$/],
+    ['truncated JSON', '{"cniVersion":', 'MalformedCniConfig', /./],
+  ])('rejects %s, naming the source NAD and saying what Go makes of it', (_case, config, code, detail) => {
+    const result = renderShadowConfig(nad(config), PCI);
+    expect(result.ok ? 'rendered' : [result.error.code, result.error.object]).toEqual([code, OBJECT]);
+    expect(result.ok ? '' : result.error.detail).toMatch(detail);
   });
 
   it('names the source NAD when a key repeats under Go folding', () => {

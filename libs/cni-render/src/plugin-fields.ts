@@ -74,17 +74,24 @@ export const PLUGIN_FIELD_TABLES: ReadonlyMap<string, FieldTable> = new Map([
   ['tuning', TUNING_FIELDS],
 ]);
 
-const foldIndexes = new WeakMap<FieldTable, ReadonlyMap<string, string>>();
+interface FoldIndex {
+  readonly lengths: ReadonlySet<number>;
+  readonly byFold: ReadonlyMap<string, string>;
+}
+const foldIndexes = new WeakMap<FieldTable, FoldIndex>();
 
-/** Go's field lookup: the exact name, else the field whose name folds the same. */
+/** Go's field lookup: the exact name, else the field whose name folds the same (folding keeps lengths). */
 function fieldOf(fields: FieldTable, key: string): string | undefined {
   if (fields.has(key)) return key;
   let index = foldIndexes.get(fields);
   if (index === undefined) {
-    index = new Map([...fields.keys()].map((field) => [goFoldKey(field), field]));
+    index = {
+      lengths: new Set([...fields.keys()].map((field) => field.length)),
+      byFold: new Map([...fields.keys()].map((field) => [goFoldKey(field), field])),
+    };
     foldIndexes.set(fields, index);
   }
-  return index.get(goFoldKey(key));
+  return index.lengths.has(key.length) ? index.byFold.get(goFoldKey(key)) : undefined;
 }
 
 function describe(value: JsonValue): string {

@@ -66,7 +66,7 @@ try {
       bench.add('then', then.get(name)?.run ?? (() => undefined));
       bench.add('now', now.get(name)?.run ?? (() => undefined));
       await bench.run();
-      const [before, after] = bench.tasks.map((task) => (task.result !== undefined && 'latency' in task.result ? task.result.latency.p50 : NaN));
+      const [before, after] = bench.tasks.map((task) => ('latency' in task.result ? task.result.latency.p50 : NaN));
       medians.push({ then: before ?? NaN, now: after ?? NaN });
     }
     const µs = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;

@@ -1,5 +1,5 @@
 import { type JsonObject, type JsonValue, type ObjectRef, type Result, type StrictJsonOptions, JsonNumber, fail, isJsonObject, ok } from '@sriov-dra/contract';
-import { goFoldKey } from './go-json.ts';
+import { goFoldEqual, goFoldKey } from './go-json.ts';
 import { PLUGIN_FIELD_TABLES, wrongField } from './plugin-fields.ts';
 
 /**
@@ -12,7 +12,7 @@ import { PLUGIN_FIELD_TABLES, wrongField } from './plugin-fields.ts';
  */
 
 /** How every CNI configuration is parsed: Go's duplicates (folded keys) and Go's number range. */
-export const GO_STRICT_JSON: StrictJsonOptions = { foldKey: goFoldKey, finiteNumbers: true };
+export const GO_STRICT_JSON: StrictJsonOptions = { sameKey: goFoldEqual, finiteNumbers: true };
 
 /** Fields whose spelling must be exact because some reader matches them exactly and another by fold. */
 const PLUGIN_FIELDS = ['cniVersion', 'name', 'type', 'ipam', 'dns', 'capabilities', 'prevResult', 'deviceID', 'pciBusID'];

@@ -35,10 +35,10 @@ export type JsonParseError = {
  */
 export interface StrictJsonOptions {
   /**
-   * Keys equal under this mapping are duplicates as well (e.g. Go's case folding). It must keep a
-   * key's UTF-16 length, which lets keys of different lengths skip it.
+   * Keys this relation calls equal are duplicates as well (e.g. equal under Go's case folding). It
+   * may only relate keys of the same UTF-16 length, which lets keys of different lengths skip it.
    */
-  readonly foldKey?: (key: string) => string;
+  readonly sameKey?: (a: string, b: string) => boolean;
   /** Refuse numbers whose magnitude rounds to infinity as a float64. */
   readonly finiteNumbers?: boolean;
 }
@@ -75,24 +75,19 @@ const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '
 class Parser {
   private index = 0;
   private readonly text: string;
-  private readonly foldKey: ((key: string) => string) | undefined;
+  private readonly sameKey: ((a: string, b: string) => boolean) | undefined;
   private readonly finiteNumbers: boolean;
   readonly elementTexts: string[] = [];
 
   constructor(text: string, options: StrictJsonOptions) {
     this.text = text;
-    this.foldKey = options.foldKey;
+    this.sameKey = options.sameKey;
     this.finiteNumbers = options.finiteNumbers === true;
   }
 
-  /** A key of the object being parsed that folds like `key`, if any (only keys of equal length can). */
-  private foldedTwin(keys: Iterable<string>, key: string, foldKey: (key: string) => string): string | undefined {
-    let folded: string | undefined;
-    for (const earlier of keys) {
-      if (earlier.length !== key.length) continue;
-      folded ??= foldKey(key);
-      if (foldKey(earlier) === folded) return earlier;
-    }
+  /** A key of the object being parsed that is the same as `key` under `sameKey`, if any. */
+  private twinOf(keys: Iterable<string>, key: string, sameKey: (a: string, b: string) => boolean): string | undefined {
+    for (const earlier of keys) if (earlier.length === key.length && sameKey(earlier, key)) return earlier;
     return undefined;
   }
 
@@ -261,18 +256,18 @@ class Parser {
       this.index += 1;
       return object;
     }
-    const foldKey = this.foldKey;
-    // Bit n set: a key of UTF-16 length n was seen. Folding keeps lengths, so a key whose length is
-    // new cannot fold like an earlier one and is not folded at all.
+    const sameKey = this.sameKey;
+    // Bit n set: a key of UTF-16 length n was seen. sameKey relates only keys of one length, so a key
+    // whose length is new has no twin and is not compared at all.
     let lengths = 0;
     for (;;) {
       this.skipWhitespace();
       if (this.text.charCodeAt(this.index) !== 0x22) this.fail('syntax', 'expected a string key');
       const keyAt = this.index;
       const key = this.parseString();
-      if (foldKey !== undefined) {
+      if (sameKey !== undefined) {
         const bit = key.length < 31 ? 1 << key.length : 0;
-        const twin = bit !== 0 && (lengths & bit) === 0 ? undefined : this.foldedTwin(object.keys(), key, foldKey);
+        const twin = bit !== 0 && (lengths & bit) === 0 ? undefined : this.twinOf(object.keys(), key, sameKey);
         if (twin !== undefined) {
           this.index = keyAt;
           this.fail(

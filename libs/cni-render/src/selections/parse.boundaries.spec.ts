@@ -14,7 +14,12 @@ function refusal(raw: string) {
 function typed(raw: string) {
   const result = parseNetworkSelections(raw, 'ai-workloads');
   if (!result.ok) throw result.error;
-  return result.value.map(({ raw: _raw, text: _text, ...fields }) => fields);
+  return result.value.map((selection) => {
+    const fields: Record<string, unknown> = { ...selection };
+    delete fields['raw'];
+    delete fields['text'];
+    return fields;
+  });
 }
 
 describe('parseNetworkSelections', () => {

@@ -47,3 +47,49 @@ describe('strict JSON', () => {
     expect(errorKind(text)).toBe(kind);
   });
 });
+
+describe('strict JSON options', () => {
+  const caseless = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+  function withOptions(text: string, options: Parameters<typeof parseStrictJson>[1]): string {
+    const parsed = parseStrictJson(text, options);
+    return parsed.ok ? 'ok' : `${parsed.error.kind} at ${parsed.error.position}: ${parsed.error.message}`;
+  }
+
+  it.each([
+    ['{"type":1,"Type":2}', 'duplicate-key at 10: keys "type" and "Type" are the same key when folded at offset 10'],
+    ['{"a":{"bb":1,"x":2,"BB":3}}', 'duplicate-key at 19: keys "bb" and "BB" are the same key when folded at offset 19'],
+    ['{"ab":1,"ab":2}', 'duplicate-key at 8: duplicate key "ab" at offset 8'],
+    ['{"k":1,"kk":2,"KK":3}', 'duplicate-key at 14: keys "kk" and "KK" are the same key when folded at offset 14'],
+    [
+      `{"${'a'.repeat(40)}":1,"${'A'.repeat(40)}":2}`,
+      `duplicate-key at 46: keys "${'a'.repeat(40)}" and "${'A'.repeat(40)}" are the same key when folded at offset 46`,
+    ],
+    ['{"type":1,"types":2,"TYPE0":3}', 'ok'],
+  ])('sameKey makes %s', (text, outcome) => {
+    expect(withOptions(text, { sameKey: caseless })).toBe(outcome);
+  });
+
+  it('compares only keys of equal length', () => {
+    const compared: string[] = [];
+    const spy = (a: string, b: string): boolean => {
+      compared.push(`${a}|${b}`);
+      return false;
+    };
+    expect(withOptions('{"a":1,"bb":2,"c":3,"dd":4,"eee":5}', { sameKey: spy })).toBe('ok');
+    expect(compared).toEqual(['a|c', 'bb|dd']);
+  });
+
+  it.each([
+    ['[1e308,-1.7976931348623157e308,1e-400,12345678901234567890]', 'ok'],
+    ['{"a":[1e309]}', 'number-range at 6: the number 1e309 does not fit a float64 at offset 6'],
+    ['-1E+400', 'number-range at 0: the number -1E+400 does not fit a float64 at offset 0'],
+    [`${'9'.repeat(309)}`, `number-range at 0: the number ${'9'.repeat(309)} does not fit a float64 at offset 0`],
+    [`${'9'.repeat(308)}`, 'ok'],
+  ])('finiteNumbers makes %s', (text, outcome) => {
+    expect(withOptions(text, { finiteNumbers: true })).toBe(outcome);
+  });
+
+  it('accepts any number and folded keys without the options', () => {
+    expect(withOptions('{"a":1e999,"A":2}', {})).toBe('ok');
+  });
+});

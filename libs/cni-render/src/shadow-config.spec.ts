@@ -208,7 +208,7 @@ describe('renderShadowConfig', () => {
   it.each([
     ['a repeated key', '{"cniVersion":"1.0.0","type":"sriov","mtu":1,"mtu":2}', 'DuplicateCniKey', /; Go's encoding\/json reads such keys as one field$/],
     ['a number beyond float64', '{"cniVersion":"1.0.0","type":"sriov","x":1e400}', 'MalformedCniConfig', /, so Multus cannot decode the configuration$/],
-    ['truncated JSON', '{"cniVersion":', 'MalformedCniConfig', /./],
+    ['truncated JSON', '{"cniVersion":', 'MalformedCniConfig', /^unexpected end of input at offset 14$/],
   ])('rejects %s, naming the source NAD and saying what Go makes of it', (_case, config, code, detail) => {
     const result = renderShadowConfig(nad(config), PCI);
     expect(result.ok ? 'rendered' : [result.error.code, result.error.object]).toEqual([code, OBJECT]);

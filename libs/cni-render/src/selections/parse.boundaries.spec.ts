@@ -53,13 +53,28 @@ describe('parseNetworkSelections', () => {
     ['[{"name":"a","cni-args":5}]', 'entry 0 "cni-args" must be an object, found the number 5'],
     ['[{"name":"a","cni-args":{"x":1e400}}]', 'entry 0 "cni-args".x 1e400 does not fit a float64'],
     ['[{"name":"a","bandwidth":5}]', 'entry 0 "bandwidth" must be an object, found the number 5'],
+    ['[{"name":"a","namespace":{}}]', 'entry 0 "namespace" must be a string, found an object'],
+    ['[{"name":"a","portMappings":[{"hostPort":1,"HostPort":2}]}]', 'entry 0 "portMappings"[0] has keys "hostPort" and "HostPort", one field to Multus'],
+    ['[{"name":"a","portMappings":[{"protocol":5}]}]', 'entry 0 "portMappings"[0].protocol must be a string, found the number 5'],
+    ['[{"name":"a","default-route":[5]}]', 'entry 0 "default-route"[0] the number 5 is not an IP address'],
   ])('refuses %s, naming the annotation', (raw, detail) => {
     expect(refusal(raw)).toEqual({ code: 'MalformedNetworkSelections', detail, object: FIELD });
   });
 
-  it('refuses text that is not JSON, naming the annotation', () => {
-    const result = refusal('[{"name":');
-    expect(result === 'parsed' ? result : [result.code, result.object]).toEqual(['MalformedNetworkSelections', FIELD]);
+  it("refuses text that is not JSON with the parser's message, naming the annotation", () => {
+    expect(refusal('[{"name":')).toEqual({ code: 'MalformedNetworkSelections', detail: 'unexpected end of input at offset 9', object: FIELD });
+  });
+
+  it('skips unknown and null fields of a port mapping and null or empty default routes', () => {
+    expect(typed('[{"name":"a","portMappings":[{"x":1,"hostPort":null,"containerPort":8080,"protocol":"TCP"}],"default-route":[null,""]}]')).toStrictEqual([
+      { name: 'a', namespace: 'ai-workloads', interface: undefined },
+    ]);
+  });
+
+  it('reads options under any spelling Go folds to theirs, and keeps ips when later fields follow', () => {
+    expect(typed('[{"name":"a","IPS":["192.0.2.1"],"MAC":"02:00:00:00:00:01","x-later":1}]')).toStrictEqual([
+      { name: 'a', namespace: 'ai-workloads', interface: undefined, mac: '02:00:00:00:00:01', ips: ['192.0.2.1'] },
+    ]);
   });
 
   it('names no object when the caller gives none', () => {

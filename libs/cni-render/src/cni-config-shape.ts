@@ -20,8 +20,7 @@ const ROOT_FIELDS = [...PLUGIN_FIELDS, 'plugins', 'disableCheck', 'disableGC', '
 const IPAM_FIELDS = ['type', 'node_slice_size'];
 const DNS_FIELDS = ['nameservers', 'domain', 'search', 'options'];
 
-function describe(value: JsonValue | undefined): string {
-  if (value === undefined) return 'missing';
+function describe(value: JsonValue): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (isJsonObject(value)) return 'an object';

@@ -103,12 +103,13 @@ function describe(value: JsonValue): string {
 /**
  * Whether the plugin receives an integer in [min, max). libcni hands each plugin its configuration
  * re-encoded from map[string]interface{}: the number became a float64 and is written back by Go's
- * formatter, so 1.0 and 1E+2 arrive as 1 and 100, while 12345678901234567890 arrives rounded to
- * 2^63·1.34 and 1e21 as "1e+21", which no integer field accepts.
+ * formatter, so 1.0 and 1E+2 arrive as 1 and 100, while 9223372036854775807 arrives as the float64
+ * 2^63, one past the int64 range. (Go writes integers from 1e21 up with an exponent, which no integer
+ * field takes, but those are far outside every range checked here.)
  */
 function deliveredInteger(number: JsonNumber, min: number, max: number): boolean {
   const value = Number(number.raw);
-  return Number.isInteger(value) && value >= min && value < max && Math.abs(value) < 1e21;
+  return Number.isInteger(value) && value >= min && value < max;
 }
 
 function wrongType(value: JsonValue, type: FieldType): string | undefined {

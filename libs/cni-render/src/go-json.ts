@@ -98,19 +98,6 @@ export function findFoldedDuplicate(object: JsonObject): FoldedKeyPair | undefin
 }
 
 /**
- * How Go resolves a struct field from an object: the value of the last key that names it exactly or
- * by fold. `found` is the key actually used, so callers can reject a spelling other than `field`.
- */
-export function goField(object: JsonObject, field: string): { readonly key: string; readonly value: JsonValue } | undefined {
-  const folded = goFoldKey(field);
-  let match: { key: string; value: JsonValue } | undefined;
-  for (const [key, value] of object) {
-    if (key === field || goFoldKey(key) === folded) match = { key, value };
-  }
-  return match;
-}
-
-/**
  * True when Go can decode the number into a float64 (what map[string]interface{} holds): strconv
  * rejects magnitudes that round to infinity, and so do we. Both round correctly, so the sets agree.
  */

@@ -32,29 +32,19 @@ const COMMA_INTERFACE_FORBIDDEN = /[ \t\n\v\f\r/]/;
  * Parses the networks annotation the way Multus v4.2.3 does (§9 rule 1): absent or empty means no
  * selections; text containing "[", "{" or '"' is a JSON array of selection objects, decoded as Go
  * decodes Multus's NetworkSelectionElement; anything else is comma notation
- * `[namespace/]name[@interface]`. Malformed input is an error — never silently replaced. The few inputs
- * refused here that Multus itself would take are listed in SELECTION_DIVERGENCES.
+ * `[namespace/]name[@interface]`. Malformed input is an error — never silently replaced.
+ *
+ * Refused here although Multus parses them: an empty name (comma entry "", "ns/", whitespace-only
+ * text, JSON name "" or null) and an interface the kernel refuses ("a:b", 16+ bytes), on which Multus
+ * or the plugin fails later anyway; two keys of one entry that Go folds to one field, or an exact
+ * duplicate, because Go silently keeps the last; nesting deeper than 128. The differential tests
+ * against Multus list each class with its reason.
  */
 export function parseNetworkSelections(raw: string | undefined, podNamespace: string, object?: ObjectRef): Result<NetworkSelection[]> {
   const where: ObjectRef | undefined = object === undefined ? undefined : { ...object, field: `annotation ${annotations.networks}` };
   if (raw === undefined || raw === '') return ok([]);
   return /[[{"]/.test(raw) ? parseJsonSelections(raw, podNamespace, where) : parseCommaSelections(raw, podNamespace, where);
 }
-
-/**
- * Inputs Multus accepts when it parses the annotation but which are refused here, each because Multus
- * (or the plugin it calls) fails on it later anyway, or because its meaning depends on which of two
- * spellings a decoder picks.
- */
-export const SELECTION_DIVERGENCES: readonly { readonly input: string; readonly reason: string }[] = [
-  { input: 'an empty name (comma entry "", "ns/", whitespace-only text, JSON name "" or null)', reason: 'Multus fails the NAD lookup for an empty name' },
-  { input: 'an interface that is not a kernel interface name ("a:b", "eth 0", 16+ bytes)', reason: 'the delegate plugin fails to create the interface' },
-  {
-    input: 'two keys of one entry that Go folds to the same field ({"name":"a","Name":"b"}), or an exact duplicate',
-    reason: 'ambiguous: Go silently keeps the last; the annotation must mean one thing to every reader',
-  },
-  { input: 'nesting deeper than 128 levels', reason: 'no selection needs it; the strict parser bounds its stack' },
-];
 
 function malformed(message: string, object: ObjectRef | undefined): Result<never> {
   return fail('MalformedNetworkSelections', message, { object });

@@ -21,6 +21,21 @@ describe("Go's key folding", () => {
     ['\u03c2', '\u03a3'], // final sigma
     ['\u1f80', '\u1f88'], // iota subscript uppers to its titlecase form
     ['\ud800x', '\ufffdX'], // a lone surrogate is decoded to U+FFFD by Go
+    ['\udfff', '\ufffd'],
+    ['\ud83d\ude00', '\ud83d\ude00'], // a valid pair is one code point without case
+    ['\u0080', '\u0080'],
+    ['\u00e9', '\u00c9'],
+    ['\u1f87', '\u1f8f'],
+    ['\u1f90', '\u1f98'],
+    ['\u1f97', '\u1f9f'],
+    ['\u1fa0', '\u1fa8'],
+    ['\u1fa7', '\u1faf'],
+    ['\u1f8f', '\u1f8f'], // titlecase forms fold to themselves
+    ['\u1fb3', '\u1fbc'],
+    ['\u1fc3', '\u1fcc'],
+    ['\u1ff3', '\u1ffc'],
+    ['\u0149', '\u0149'], // no simple uppercase
+    ['\u{10428}', '\u{10400}'], // Deseret: both cases outside the BMP
   ])('folds %j to %j', (key, folded) => {
     expect(goFoldKey(key)).toBe(folded);
   });
@@ -33,6 +48,15 @@ describe("Go's key folding", () => {
     ['{"a\\ud800":1,"a\\udbff":2}', ['a\ud800', 'a\udbff']],
   ])('finds the folded pair in %s', (text, [first, second]) => {
     expect(findFoldedDuplicate(object(text))).toEqual({ first, second });
+  });
+
+  it('compares keys of 31 characters or more, which the length bitmask cannot hold, and objects of many keys', () => {
+    const long = 'x'.repeat(40);
+    expect(findFoldedDuplicate(object(`{"${long}":1,"${long.toUpperCase()}":2}`))).toEqual({ first: long, second: long.toUpperCase() });
+    expect(findFoldedDuplicate(object(`{"${long}":1,"${'y'.repeat(40)}":2}`))).toBeUndefined();
+    const many = Array.from({ length: 12 }, (_unused, i) => `"k${i}":${i}`).join(',');
+    expect(findFoldedDuplicate(object(`{${many},"K7":0}`))).toEqual({ first: 'k7', second: 'K7' });
+    expect(findFoldedDuplicate(object(`{${many}}`))).toBeUndefined();
   });
 
   it.each(['{"type":"sriov","types":1}', '{"ss":1,"ß":2}', '{}', '{"a":1}'])('finds no pair in %s', (text) => {
@@ -48,6 +72,9 @@ describe('numbers as Go decodes them', () => {
     ['1e400', '1e400'],
     ['-1e309', '-1e309'],
     ['1.7976931348623159e308', '1.7976931348623159e308'], // rounds to +Inf
+    ['1E400', '1E400'],
+    ['9'.repeat(308), undefined], // 308 digits stay below float64's maximum
+    ['9'.repeat(309), '9'.repeat(309)], // 309 digits reach +Inf without an exponent
   ])('float64 %s overflows: %s', (raw, overflow) => {
     const found = findFloat64Overflow(object(`{"a":[{"b":${raw}}]}`));
     expect(found?.raw).toBe(overflow);

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Durable file replacement for state that must survive a crash or power loss (the checkpoint, CDI specs).
+ * Readers see either the previous file or the new one, never a torn write: the bytes go to a temporary
+ * file in the same directory (rename is atomic only within one filesystem), are flushed to disk, and the
+ * rename is then made durable by flushing the directory entry itself.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const directory = dirname(path);
+  // Hidden and unique, so a reader scanning the directory for *.json (the CDI cache does) never sees it
+  // and two writers of one path never share a temporary file.
+  const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temporary, 'wx', 0o600);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(directory);
+}
+
+/** Removes a file durably. Returns false when it was already gone, which callers treat as success. */
+export async function removeFileDurably(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+  return true;
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === 'ENOENT';
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { JsonNumber, parseStrictJson, type JsonObject } from '@sriov-dra/contract';
-import { findFloat64Overflow, findFoldedDuplicate, goFoldKey, isGoInt64 } from './go-json.ts';
+import { findFloat64Overflow, findFoldedDuplicate, goFoldEqual, goFoldKey, isGoInt64 } from './go-json.ts';
 
 function object(text: string): JsonObject {
   const parsed = parseStrictJson(text);
@@ -59,6 +59,26 @@ describe("Go's key folding", () => {
     expect(findFoldedDuplicate(object(`{${many}}`))).toBeUndefined();
   });
 
+  // Each pair in both orders: the comparison has a separate ASCII path for each side.
+  it.each([
+    ['k', '\u212a', true],
+    ['z', 'Z', true],
+    ['a', 'A', true],
+    ['deviceID', 'DEVICEid', true],
+    ['!', '\u0001', false], // 0x21 and 0x01 differ by the case bit but are not letters
+    ['{', '[', false], // 0x7b and 0x5b: just past z and Z
+    ['`', '@', false], // 0x60 and 0x40: just before a and A
+    ['a', 'b', false],
+    ['ab', 'a', false],
+    ['\u00e9', '\u00c9', true],
+    ['\u00e9x', '\u00c9y', false],
+    ['\u0080', '\u0080', true],
+  ])('goFoldEqual(%j, %j) and the reverse are %s', (a, b, equal) => {
+    expect(goFoldEqual(a, b)).toBe(equal);
+    expect(goFoldEqual(b, a)).toBe(equal);
+    expect(goFoldKey(a) === goFoldKey(b)).toBe(equal);
+  });
+
   it.each(['{"type":"sriov","types":1}', '{"ss":1,"ß":2}', '{}', '{"a":1}'])('finds no pair in %s', (text) => {
     expect(findFoldedDuplicate(object(text))).toBeUndefined();
   });
@@ -81,7 +101,18 @@ describe('numbers as Go decodes them', () => {
     if (overflow !== undefined) expect(found?.path).toBe('a[0].b');
   });
 
+  it('names the root, array indexes and object keys, and looks past values that are fine', () => {
+    expect(findFloat64Overflow(new JsonNumber('1e400'))).toEqual({ path: '(root)', raw: '1e400' });
+    expect(findFloat64Overflow(new JsonNumber('1'))).toBeUndefined();
+    expect(findFloat64Overflow(object('{"a":1,"b":"x","c":null,"d":true,"e":[2,{"f":3}],"g":-1e999}'))).toEqual({ path: 'g', raw: '-1e999' });
+    const parsed = parseStrictJson('[1,"s",[],{},2e308]');
+    if (!parsed.ok) throw new Error('fixture does not parse');
+    expect(findFloat64Overflow(parsed.value)).toEqual({ path: '[4]', raw: '2e308' });
+    expect(findFloat64Overflow(object('{"a":"1e400","b":[1,2]}'))).toBeUndefined();
+  });
+
   it.each([
+    ['-9223372036854775809', false],
     ['0', true],
     ['-9223372036854775808', true],
     ['9223372036854775807', true],

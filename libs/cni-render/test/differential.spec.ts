@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type CniCase, type DiffCase, type TsCniView, type TsMergeView, compare, evaluateTs, goRequests } from './differential/compare.ts';
 import { GoPeer, type GoRequest } from './differential/peer.ts';
 import { PINNED } from './differential/pinned.ts';
+import { CIDR_CASES, IP_CASES, MAC_CASES } from './go-net-cases.ts';
 import { fixtureCases, formatSummary, generatedCases, runCases } from './differential/run.ts';
 
 const GENERATED = Number(process.env['DIFFERENTIAL_RUNS'] ?? 3_000);
@@ -108,4 +109,26 @@ describe('differential: our code against the real Go decoders', () => {
     expect(summary.cases).toBeGreaterThan(GENERATED * 0.99);
     if (summary.divergences.size > 0) throw new Error(`seed ${SEED}: ${formatSummary(summary)}`);
   }, 120_000);
+});
+
+// The address table the go-net unit tests use, checked row by row against Multus's own validation of a
+// selection's mac and ips (net.ParseMAC; net.ParseCIDR for an entry with "/", else net.ParseIP).
+describe("Go's verdict on the address table", () => {
+  async function goAccepts(element: Record<string, unknown>): Promise<boolean> {
+    const answer = await peer.send({ kind: 'selections', text: JSON.stringify([{ name: 'net-a', ...element }]), podNamespace: 'ai-workloads' });
+    return answer.ok;
+  }
+
+  // Multus validates a mac only when one is given, so the empty row cannot be asked this way.
+  it.each(MAC_CASES.filter(([text]) => text !== ''))('net.ParseMAC(%j) succeeds: %s', async (text, valid) => {
+    expect(await goAccepts({ mac: text })).toBe(valid);
+  });
+
+  it.each(IP_CASES.filter(([text]) => !text.includes('/')))('net.ParseIP(%j) succeeds: %s', async (text, valid) => {
+    expect(await goAccepts({ ips: [text] })).toBe(valid);
+  });
+
+  it.each(CIDR_CASES)('net.ParseCIDR(%j) succeeds: %s', async (text, valid) => {
+    expect(await goAccepts({ ips: [text] })).toBe(valid);
+  });
 });

@@ -5,33 +5,30 @@
 
 const HEX = /^[0-9a-fA-F]{2}$/;
 
-/** net.ParseMAC: 6, 8 or 20 octets as xx:xx…, xx-xx… or xxxx.xxxx…, one separator throughout. */
+/**
+ * net.ParseMAC: 6, 8 or 20 octets as xx:xx…, xx-xx… or xxxx.xxxx…, one separator throughout. Every
+ * accepted character is ASCII, so counting UTF-16 units counts Go's bytes for anything accepted; Go's
+ * up-front "at least 14 bytes" check is implied by the octet counts.
+ */
 export function isGoMac(text: string): boolean {
-  // Every accepted character is ASCII, so UTF-16 length equals Go's byte length for any valid input.
-  // eslint-disable-next-line no-control-regex -- the check is exactly "ASCII only"
-  if (text.length < 14 || !/^[\u0000-\u007f]*$/.test(text)) return false;
-  const colonOrDash = text[2];
-  if (colonOrDash === ':' || colonOrDash === '-') {
-    if ((text.length + 1) % 3 !== 0) return false;
+  const separator = text[2];
+  if (separator === ':' || separator === '-') {
     const octets = (text.length + 1) / 3;
     if (octets !== 6 && octets !== 8 && octets !== 20) return false;
     for (let i = 0; i < octets; i += 1) {
       if (!HEX.test(text.slice(i * 3, i * 3 + 2))) return false;
-      if (i < octets - 1 && text[i * 3 + 2] !== colonOrDash) return false;
+      if (i < octets - 1 && text[i * 3 + 2] !== separator) return false;
     }
     return true;
   }
-  if (text[4] === '.') {
-    if ((text.length + 1) % 5 !== 0) return false;
-    const groups = (text.length + 1) / 5;
-    if (groups * 2 !== 6 && groups * 2 !== 8 && groups * 2 !== 20) return false;
-    for (let i = 0; i < groups; i += 1) {
-      if (!HEX.test(text.slice(i * 5, i * 5 + 2)) || !HEX.test(text.slice(i * 5 + 2, i * 5 + 4))) return false;
-      if (i < groups - 1 && text[i * 5 + 4] !== '.') return false;
-    }
-    return true;
+  // Otherwise Go expects the dotted form, whose first "." is at index 4; the loop checks it.
+  const octets = ((text.length + 1) / 5) * 2;
+  if (octets !== 6 && octets !== 8 && octets !== 20) return false;
+  for (let i = 0; i < octets / 2; i += 1) {
+    if (!HEX.test(text.slice(i * 5, i * 5 + 2)) || !HEX.test(text.slice(i * 5 + 2, i * 5 + 4))) return false;
+    if (i < octets / 2 - 1 && text[i * 5 + 4] !== '.') return false;
   }
-  return false;
+  return true;
 }
 
 /** netip's IPv4 fields: exactly four decimal octets ≤ 255, no leading zeros, no empty field. */
@@ -56,32 +53,26 @@ function isIPv4(text: string): boolean {
   return fields === 3 && digits > 0;
 }
 
-type Parsed = { readonly ok: true; readonly is4: boolean; readonly zone: string } | { readonly ok: false };
-
-function parseIPv6(input: string): Parsed {
+/**
+ * netip's IPv6 syntax without a zone: net.ParseIP and net.ParseCIDR refuse every address with a zone,
+ * so a "%" is simply a character no group may contain.
+ */
+function isIPv6(input: string): boolean {
   let text = input;
-  let zone = '';
-  const percent = text.indexOf('%');
-  if (percent !== -1) {
-    zone = text.slice(percent + 1);
-    text = text.slice(0, percent);
-    if (zone === '') return { ok: false };
-  }
   let ellipsis = -1;
   if (text.startsWith('::')) {
     ellipsis = 0;
     text = text.slice(2);
-    if (text === '') return { ok: true, is4: false, zone };
+    if (text === '') return true;
   }
   let filled = 0;
   while (filled < 16) {
     const group = /^[0-9a-fA-F]*/.exec(text)?.[0] ?? '';
-    if (group.length === 0) return { ok: false };
-    if (group.length > 4) return { ok: false };
+    if (group.length === 0 || group.length > 4) return false;
     if (text[group.length] === '.') {
-      // An embedded IPv4 address must take the last two fields.
-      if ((ellipsis < 0 && filled !== 12) || filled + 4 > 16) return { ok: false };
-      if (!isIPv4(text)) return { ok: false };
+      // An embedded IPv4 address takes the last two fields.
+      if ((ellipsis < 0 && filled !== 12) || filled + 4 > 16) return false;
+      if (!isIPv4(text)) return false;
       text = '';
       filled += 4;
       break;
@@ -89,51 +80,48 @@ function parseIPv6(input: string): Parsed {
     filled += 2;
     text = text.slice(group.length);
     if (text === '') break;
-    if (text[0] !== ':' || text.length === 1) return { ok: false };
+    if (text[0] !== ':' || text.length === 1) return false;
     text = text.slice(1);
     if (text[0] === ':') {
-      if (ellipsis >= 0) return { ok: false };
+      if (ellipsis >= 0) return false;
       ellipsis = filled;
       text = text.slice(1);
       if (text === '') break;
     }
   }
-  if (text !== '') return { ok: false };
-  if (filled < 16 ? ellipsis < 0 : ellipsis >= 0) return { ok: false };
-  return { ok: true, is4: false, zone };
+  if (text !== '') return false;
+  // Too few groups need a "::" to fill them; sixteen bytes leave nothing for one to stand for.
+  return filled < 16 ? ellipsis >= 0 : ellipsis < 0;
 }
 
-/** netip.ParseAddr: the first ".", ":" or "%" decides the family. */
-function parseAddr(text: string): Parsed {
+/** netip.ParseAddr as net.ParseIP uses it: the first "." or ":" decides the family. The bits of the address, or 0. */
+function addressBits(text: string): 0 | 32 | 128 {
   for (const char of text) {
-    if (char === '.') return isIPv4(text) ? { ok: true, is4: true, zone: '' } : { ok: false };
-    if (char === ':') return parseIPv6(text);
-    if (char === '%') return { ok: false };
+    if (char === '.') return isIPv4(text) ? 32 : 0;
+    if (char === ':') return isIPv6(text) ? 128 : 0;
   }
-  return { ok: false };
+  return 0;
 }
 
-/** net.ParseIP: an address without a zone. */
+/** net.ParseIP. */
 export function isGoIP(text: string): boolean {
-  const parsed = parseAddr(text);
-  return parsed.ok && parsed.zone === '';
+  return addressBits(text) !== 0;
 }
 
-/** net.ParseCIDR: address (no zone) "/" decimal prefix length within the family's bits. */
+/** net.ParseCIDR: address "/" decimal prefix length within the family's bits. */
 export function isGoCIDR(text: string): boolean {
   const slash = text.indexOf('/');
   if (slash === -1) return false;
-  const parsed = parseAddr(text.slice(0, slash));
-  if (!parsed.ok || parsed.zone !== '') return false;
+  const bits = addressBits(text.slice(0, slash));
+  if (bits === 0 || slash + 1 === text.length) return false;
   // Go's dtoi: decimal digits only, leading zeros allowed; it stops counting at 0xFFFFFF, far out of range anyway.
-  if (slash + 1 === text.length) return false;
-  let bits = 0;
+  let prefix = 0;
   for (let i = slash + 1; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return false;
-    bits = Math.min(bits * 10 + (c - 0x30), 0xffffff);
+    prefix = Math.min(prefix * 10 + (c - 0x30), 0xffffff);
   }
-  return bits <= (parsed.is4 ? 32 : 128);
+  return prefix <= bits;
 }
 
 /** The whitespace Go's strings.TrimSpace removes (unicode.IsSpace); JavaScript's trim() differs (U+0085, U+FEFF). */

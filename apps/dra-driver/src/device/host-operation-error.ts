@@ -1,12 +1,14 @@
 /**
- * A host-side preparation step failed: a sysfs write for a driver binding, or a CDI spec file. It names
+ * A host-side preparation step failed: a sysfs write for a driver binding, the VFIO group lookup, or a
+ * CDI spec file. It names
  * the device or claim and the exact path, because the fix is on the node (a missing kernel module, a
  * read-only mount, a full disk) and the operator needs to know where to look.
  */
-export type HostOperationCode = 'DriverBindingFailed' | 'CdiSpecFailed';
+export type HostOperationCode = 'DriverBindingFailed' | 'VfioGroupUnavailable' | 'CdiSpecFailed';
 
 const REMEDIES: Readonly<Record<HostOperationCode, string>> = {
   DriverBindingFailed: 'check that the kernel driver is loaded (lsmod), that /sys is mounted read-write in the driver container, and the kernel log (dmesg)',
+  VfioGroupUnavailable: 'a VF bound to vfio-pci needs an IOMMU group: enable the IOMMU (intel_iommu=on or amd_iommu=on) or load vfio in no-IOMMU mode',
   CdiSpecFailed: 'check that the CDI directory is mounted read-write in the driver container and has free space',
 };
 

@@ -160,6 +160,17 @@ describe('resolvePolicyDevices', () => {
     expect(result.eligible[0]?.attributeSources).toEqual(['rail-a-1', 'rail-a-2']);
   });
 
+  it('an empty selector selects objects without labels', () => {
+    const unlabeled = {
+      apiVersion: DRIVER_API_VERSION,
+      kind: 'DeviceAttributes',
+      metadata: { name: 'plain', namespace: NS },
+      spec: { attributes: { 'example.com/x': { int: 1 } } },
+    };
+    const result = resolve({ policies: [policy('p', { configs: [{ deviceAttributesSelector: {} }] })], deviceAttributes: [unlabeled] });
+    expect(result.eligible[0]?.attributes['example.com/x']).toEqual({ int: 1 });
+  });
+
   it('accepts a selected object with an empty attribute map', () => {
     const result = resolve({
       policies: [policy('p', { configs: [{ deviceAttributesSelector: { matchLabels: { rail: 'a' } } }] })],

@@ -89,14 +89,15 @@ const lenientMeta = z.looseObject({
   metadata: z.looseObject({
     name: z.string().catch(''),
     namespace: z.string().optional().catch(undefined),
-    labels: z.record(z.string(), z.string()).optional().catch(undefined),
+    // An object without labels is still selected by an empty selector.
+    labels: z.record(z.string(), z.string()).catch({}),
   }),
 });
 
 interface RawObject {
   readonly name: string;
   readonly namespace: string | undefined;
-  readonly labels: Readonly<Record<string, string>> | undefined;
+  readonly labels: Readonly<Record<string, string>>;
   readonly raw: unknown;
 }
 
@@ -124,7 +125,7 @@ function invalidPolicyAppliesToNode(raw: unknown, nodeLabels: Readonly<Record<st
 
 interface DeviceAttributesCandidate {
   readonly name: string;
-  readonly labels: Readonly<Record<string, string>> | undefined;
+  readonly labels: Readonly<Record<string, string>>;
   readonly raw: unknown;
   readonly invalid: SriovDraError | undefined;
 }
@@ -143,7 +144,6 @@ function resolveSelector(
   const object = { kind: 'SriovResourcePolicy', namespace: where.policy.namespace, name: where.policy.name, field: `configs[${where.configIndex}]` };
   const selected: DeviceAttributesCandidate[] = [];
   for (const candidate of candidates) {
-    if (candidate.labels === undefined) continue;
     const matched = matchesLabelSelector(selector, candidate.labels);
     if (!matched.ok) return fail(matched.error.code, `deviceAttributesSelector: ${matched.error.detail}`, { object });
     if (matched.value) selected.push(candidate);

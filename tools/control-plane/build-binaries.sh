@@ -4,10 +4,11 @@
 #   $SRIOV_DRA_CACHE/k8s/<version>/bin   etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
 #   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts
 #   $SRIOV_DRA_CACHE/peers/bin           go-peers: the real Multus/libcni decoders for the differential tests
+#   $SRIOV_DRA_CACHE/kubelet-peer/bin    kubelet-peer: the kubelet's DRA plugin client for the wire tests
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|peers|all] (default all). Environment: K8S_VERSION (v1.36.3),
+# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|all] (default all). Environment: K8S_VERSION (v1.36.3),
 # ETCD_VERSION (the release pinned by that Kubernetes version), CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION.
 set -euo pipefail
 
@@ -124,11 +125,26 @@ go=$(go env GOVERSION)"
   printf '%s\n' "$id" >"$out/stamp"
 }
 
+# tools/kubelet-peer: the kubelet's registration and DRA plugin client code, built the same way; its go.mod
+# pins k8s.io/kubernetes and maps the staging modules as k8s_module does.
+build_kubelet_peer() {
+  local out=$cache/kubelet-peer src
+  src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../kubelet-peer" && pwd)
+  local id
+  id="sources=$(peers_sources "$src")
+go=$(go env GOVERSION)"
+  if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "kubelet-peer: cached in $out"; return; fi
+  mkdir -p "$out/bin"
+  (cd "$src" && timed kubelet-peer go build -trimpath -ldflags "-s -w" -o "$out/bin/kubelet-peer" .)
+  printf '%s\n' "$id" >"$out/stamp"
+}
+
 case $what in
   k8s) build_k8s ;;
   cni) build_cni ;;
   peers) build_peers ;;
-  all) build_k8s; build_cni; build_peers ;;
-  *) die "unknown target $what (k8s, cni, peers or all)" ;;
+  kubelet-peer) build_kubelet_peer ;;
+  all) build_k8s; build_cni; build_peers; build_kubelet_peer ;;
+  *) die "unknown target $what (k8s, cni, peers, kubelet-peer or all)" ;;
 esac
 log "done: $cache"

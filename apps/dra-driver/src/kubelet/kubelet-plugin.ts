@@ -1,0 +1,118 @@
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { draHealthV1alpha1, draV1, draV1beta1, registrationV1 } from '@sriov-dra/kubelet-api';
+import type { Logger } from 'pino';
+import type { ClaimPreparer } from './claim-preparer.ts';
+import { createDraServices } from './dra-service.ts';
+import { type DeviceHealthSource, HealthService } from './health-service.ts';
+import { type PluginSocketPaths, ensureSocketDirectories, pluginSocketPaths, removeStaleSocket } from './plugin-sockets.ts';
+import { type RegistrationState, RegistrationService } from './registration-server.ts';
+
+/** Leaves 15 s of the kubelet's 45 s client timeout for the answer to travel and for clock skew. */
+export const DEFAULT_CALL_DEADLINE_MS = 30_000;
+
+export interface KubeletPluginOptions {
+  readonly driverName: string;
+  /** The kubelet's plugin registration directory (default /var/lib/kubelet/plugins_registry). */
+  readonly registrarDir: string;
+  /** The kubelet's plugins directory (default /var/lib/kubelet/plugins). */
+  readonly pluginsDir: string;
+  readonly preparer: ClaimPreparer;
+  /** Without one, NodeWatchResources answers UNIMPLEMENTED, which the kubelet treats as "no health". */
+  readonly health?: DeviceHealthSource;
+  readonly logger: Logger;
+  readonly callDeadlineMs?: number;
+  readonly onRegistrationStatus?: (state: RegistrationState) => void;
+}
+
+export interface KubeletPlugin {
+  readonly paths: PluginSocketPaths;
+  readonly registration: RegistrationState;
+  /**
+   * Stops accepting calls, lets calls in flight finish (each is bounded by its deadline), ends health
+   * streams and removes both sockets. Safe to call more than once.
+   */
+  stop(): Promise<void>;
+}
+
+function bind(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(`unix:${path}`, ServerCredentials.createInsecure(), (error) => {
+      if (error === null) resolve();
+      else reject(error);
+    });
+  });
+}
+
+function shutdown(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Serves the kubelet plugin: DRAPlugin v1 and v1beta1 (and DRAResourceHealth v1alpha1 when a health
+ * source is given) on the DRA socket, then the Registration service on the registration socket. The
+ * registration socket comes last because its appearance is what makes the kubelet dial the endpoint.
+ */
+export async function startKubeletPlugin(options: KubeletPluginOptions): Promise<KubeletPlugin> {
+  const { driverName, logger } = options;
+  const callDeadlineMs = options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
+  const paths = pluginSocketPaths(options.registrarDir, options.pluginsDir, driverName);
+  await ensureSocketDirectories(paths);
+  for (const path of [paths.registration, paths.dra]) {
+    if (await removeStaleSocket(path)) logger.info({ path }, 'removed a stale socket from an earlier run');
+  }
+
+  const dra = createDraServices({ preparer: options.preparer, callDeadlineMs, logger });
+  const health = options.health === undefined ? undefined : new HealthService(options.health, logger);
+  const draServer = new Server();
+  draServer.addService(draV1.DRAPluginService, dra.v1);
+  draServer.addService(draV1beta1.DRAPluginService, dra.v1beta1);
+  if (health !== undefined) draServer.addService(draHealthV1alpha1.DRAResourceHealthService, health.server);
+
+  const registration = new RegistrationService({
+    driverName,
+    endpoint: paths.dra,
+    logger,
+    ...(options.onRegistrationStatus === undefined ? {} : { onStatus: options.onRegistrationStatus }),
+  });
+  const registrationServer = new Server();
+  registrationServer.addService(registrationV1.RegistrationService, registration.server);
+
+  await bind(draServer, paths.dra);
+  try {
+    await bind(registrationServer, paths.registration);
+  } catch (error) {
+    draServer.forceShutdown();
+    await removeStaleSocket(paths.dra);
+    throw error;
+  }
+  logger.info({ driver: driverName, registration: paths.registration, endpoint: paths.dra }, 'kubelet plugin serving');
+
+  let stopping: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    // Removing the registration socket first makes the kubelet deregister instead of calling a plugin
+    // that is going away.
+    await removeStaleSocket(paths.registration);
+    await shutdown(registrationServer, 1_000);
+    health?.close();
+    await shutdown(draServer, callDeadlineMs + 5_000);
+    await removeStaleSocket(paths.dra);
+    logger.info({ driver: driverName }, 'kubelet plugin stopped');
+  };
+
+  return {
+    paths,
+    get registration() {
+      return registration.state;
+    },
+    stop: () => (stopping ??= stop()),
+  };
+}

@@ -38,6 +38,16 @@ export default tseslint.config(
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {
+    // App tests run against the simulated SR-IOV hardware in tools/fake-sysfs; production code never does.
+    files: ['apps/*/src/**/*.spec.ts', 'apps/*/test/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allow: ['^(\\.\\./)+tools/fake-sysfs/[a-z-]+\\.ts$'], depConstraints },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

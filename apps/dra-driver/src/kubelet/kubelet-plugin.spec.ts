@@ -88,8 +88,8 @@ describe('kubelet plugin runtime', () => {
   it('refuses to start when a non-socket occupies the DRA socket path, leaving it in place', async () => {
     mkdirSync(join(dir, 'plugins', DRIVER), { recursive: true });
     writeFileSync(draSocket(), 'precious');
+    // A start that wrongly succeeds is stopped by afterEach through `plugin`.
     const error: unknown = await start().catch((caught: unknown) => caught);
-    plugin = undefined;
     expect(isKubeletPluginError(error, 'SocketPathOccupied')).toBe(true);
     expect(existsSync(draSocket())).toBe(true);
   });

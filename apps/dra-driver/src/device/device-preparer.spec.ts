@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { isSriovDraError } from '@sriov-dra/contract';
+import { pino } from 'pino';
+import { generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
+import { type KernelEmulator, startKernelEmulator } from '../../../../tools/fake-sysfs/kernel-emulator.ts';
+import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
+import { discoverInventory } from '../discovery/discover.ts';
+import { deviceNameOf } from '../discovery/device-name.ts';
+import { createSysfs } from '../discovery/sysfs.ts';
+import type { VirtualFunction } from '../discovery/virtual-function.ts';
+import { CdiSpecDirectory } from './cdi-spec-directory.ts';
+import type { ReservedClaim } from './claim-plan.ts';
+import { DevicePreparer } from './device-preparer.ts';
+import { DriverBinder } from './driver-binding.ts';
+
+const DRIVER = 'sriovnetwork.k8snetworkplumbingwg.io';
+const CLAIM_A = { namespace: 'ai', name: 'rail-pair', uid: '0b8e5a34-6f3c-4a7e-9f43-2c1d7a9b8e01' };
+const CLAIM_B = { namespace: 'ai', name: 'storage', uid: '0b8e5a34-6f3c-4a7e-9f43-2c1d7a9b8e02' };
+const POD = { uid: '5f0c7a52-1111-4c2e-8d3b-7a6b5c4d3e2f', name: 'trainer-0' };
+// The generator's first PF (ConnectX-6, mlx5_core VFs) is 0000:3b:00.0; its VFs start at 0000:3b:00.2.
+const VF0 = '0000:3b:00.2';
+const VF1 = '0000:3b:00.3';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+function vfioConfig(driver: string) {
+  return { source: 'FromClaim', requests: ['vf'], opaque: { driver: DRIVER, parameters: { apiVersion: `${DRIVER}/v1alpha1`, kind: 'VfConfig', driver } } };
+}
+
+function claimOf(
+  ref: typeof CLAIM_A,
+  devices: readonly string[],
+  config: readonly unknown[] = [],
+  reservedFor = [{ resource: 'pods', name: POD.name, uid: POD.uid }],
+): ReservedClaim {
+  return {
+    metadata: { namespace: ref.namespace, name: ref.name, uid: ref.uid },
+    status: {
+      allocation: { devices: { results: devices.map((device) => ({ request: 'vf', driver: DRIVER, pool: 'worker-1', device })), config: config as never } },
+      reservedFor,
+    },
+  };
+}
+
+async function setup(claims: ReadonlyMap<string, ReservedClaim>) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'device-preparer-'));
+  const sysfsRoot = path.join(dir, 'sys');
+  generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 1, vfsPerPf: 2 }));
+  const emulator: KernelEmulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
+  cleanups.push(async () => {
+    await emulator.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const inventory = await discoverInventory(createSysfs(sysfsRoot));
+  if (!inventory.ok) throw inventory.error;
+  const vfs = new Map<string, VirtualFunction>(inventory.value.virtualFunctions.map((vf) => [deviceNameOf(vf.pciAddress), vf]));
+  const pluginDir = path.join(dir, 'plugin');
+  fs.mkdirSync(pluginDir);
+  const cdiRoot = path.join(dir, 'cdi');
+  fs.mkdirSync(cdiRoot);
+  const open = async () =>
+    new DevicePreparer({
+      nodeName: 'worker-1',
+      readClaim: (namespace, name) => {
+        const claim = claims.get(`${namespace}/${name}`);
+        return claim === undefined ? Promise.reject(new Error(`no claim ${namespace}/${name}`)) : Promise.resolve(claim);
+      },
+      vfsByDevice: () => vfs,
+      binder: new DriverBinder({ sysfsRoot }),
+      cdi: new CdiSpecDirectory(cdiRoot),
+      checkpoint: await CheckpointStore.open({ directory: pluginDir }),
+      sysfsRoot,
+      logger: pino({ level: 'silent' }),
+    });
+  const driverOf = (pci: string): string | null => {
+    const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
+    return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
+  };
+  const cdiFiles = () => fs.readdirSync(cdiRoot).sort();
+  const checkpoint = () =>
+    JSON.parse(fs.readFileSync(path.join(pluginDir, 'checkpoint.json'), 'utf8')) as {
+      claims: Record<string, { devices: { originalDriver: string; preparedDriver: string }[] }>;
+    };
+  return { open, driverOf, cdiFiles, checkpoint, cdiRoot };
+}
+
+const signal = new AbortController().signal;
+
+// Fake-sysfs trees and the kernel emulator do real file and pipe I/O; on a loaded machine setup alone takes seconds.
+jest.setTimeout(30_000);
+describe('DevicePreparer', () => {
+  it('binds the VFs a VfConfig asks for, writes CDI specs and the checkpoint, and undoes it all on unprepare', async () => {
+    const claims = new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2', '0000-3b-00-3'], [vfioConfig('vfio-pci')])]]);
+    const host = await setup(claims);
+    const preparer = await host.open();
+
+    const devices = await preparer.prepare(CLAIM_A, signal);
+    expect(devices).toEqual([
+      {
+        requestNames: ['vf'],
+        poolName: 'worker-1',
+        deviceName: '0000-3b-00-2',
+        cdiDeviceIds: [`${DRIVER}/vf=${CLAIM_A.uid}-0000-3b-00-2`, `${DRIVER}/vf=${POD.uid}`],
+      },
+      {
+        requestNames: ['vf'],
+        poolName: 'worker-1',
+        deviceName: '0000-3b-00-3',
+        cdiDeviceIds: [`${DRIVER}/vf=${CLAIM_A.uid}-0000-3b-00-3`, `${DRIVER}/vf=${POD.uid}`],
+      },
+    ]);
+    expect([host.driverOf(VF0), host.driverOf(VF1)]).toEqual(['vfio-pci', 'vfio-pci']);
+    expect(host.cdiFiles()).toEqual([`${DRIVER}-vf_${CLAIM_A.uid}.json`, `${DRIVER}-vf_${POD.uid}.json`]);
+    expect(host.checkpoint().claims[CLAIM_A.uid]?.devices.map((device) => [device.originalDriver, device.preparedDriver])).toEqual([
+      ['mlx5_core', 'vfio-pci'],
+      ['mlx5_core', 'vfio-pci'],
+    ]);
+
+    await preparer.unprepare(CLAIM_A, signal);
+    expect([host.driverOf(VF0), host.driverOf(VF1)]).toEqual(['mlx5_core', 'mlx5_core']);
+    expect(host.cdiFiles()).toEqual([]);
+    expect(host.checkpoint().claims).toEqual({});
+    // Repeated calls converge: the kubelet retries both.
+    await preparer.unprepare(CLAIM_A, signal);
+  });
+
+  it('answers a repeated prepare after a restart from the checkpoint, without rebinding', async () => {
+    const claims = new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'], [vfioConfig('vfio-pci')])]]);
+    const host = await setup(claims);
+    const first = await (await host.open()).prepare(CLAIM_A, signal);
+    const restarted = await host.open();
+    expect(await restarted.prepare(CLAIM_A, signal)).toEqual(first);
+    expect(host.checkpoint().claims[CLAIM_A.uid]?.devices.map((device) => device.originalDriver)).toEqual(['mlx5_core']);
+    await restarted.unprepare(CLAIM_A, signal);
+    expect(host.driverOf(VF0)).toBe('mlx5_core');
+  });
+
+  it("keeps the Pod-wide CDI spec until the Pod's last claim is released", async () => {
+    const claims = new Map([
+      [`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])],
+      [`ai/storage`, claimOf(CLAIM_B, ['0000-3b-00-3'])],
+    ]);
+    const host = await setup(claims);
+    const preparer = await host.open();
+    await preparer.prepare(CLAIM_A, signal);
+    await preparer.prepare(CLAIM_B, signal);
+    const podSpec = path.join(host.cdiRoot, `${DRIVER}-vf_${POD.uid}.json`);
+    expect(fs.readFileSync(podSpec, 'utf8')).toContain(`SRIOVNETWORK_PCI_ADDRESSES=${VF0},${VF1}`);
+    await preparer.unprepare(CLAIM_A, signal);
+    expect(fs.readFileSync(podSpec, 'utf8')).toContain(`SRIOVNETWORK_PCI_ADDRESSES=${VF1}"`);
+    expect(Object.keys(host.checkpoint().claims)).toEqual([CLAIM_B.uid]);
+    await preparer.unprepare(CLAIM_B, signal);
+    expect(fs.existsSync(podSpec)).toBe(false);
+    // No VfConfig driver: the binding was kept throughout.
+    expect([host.driverOf(VF0), host.driverOf(VF1)]).toEqual(['mlx5_core', 'mlx5_core']);
+  });
+
+  it.each([
+    [
+      'a claim shared by two Pods',
+      claimOf(
+        CLAIM_A,
+        ['0000-3b-00-2'],
+        [],
+        [
+          { resource: 'pods', name: 'a', uid: POD.uid },
+          { resource: 'pods', name: 'b', uid: '5f0c7a52-1111-4c2e-8d3b-7a6b5c4d3e30' },
+        ],
+      ),
+      'InvalidClaimReservation',
+    ],
+    ['a device discovery does not know', claimOf(CLAIM_A, ['0000-3b-00-7']), 'DeviceNotEligible'],
+    [
+      'a malformed VfConfig',
+      claimOf(
+        CLAIM_A,
+        ['0000-3b-00-2'],
+        [{ source: 'FromClaim', opaque: { driver: DRIVER, parameters: { apiVersion: `${DRIVER}/v1alpha1`, kind: 'VfConfig', drivr: 'vfio-pci' } } }],
+      ),
+      'InvalidVfConfig',
+    ],
+    [
+      'a claim with another UID under the name',
+      { ...claimOf(CLAIM_A, ['0000-3b-00-2']), metadata: { ...CLAIM_A, uid: '0b8e5a34-6f3c-4a7e-9f43-2c1d7a9b8eff' } },
+      'ObjectReplaced',
+    ],
+  ])('refuses %s before touching the host', async (_case, claim, code) => {
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]));
+    const preparer = await host.open();
+    const refused = await preparer.prepare(CLAIM_A, signal).catch((error: unknown) => error);
+    expect(isSriovDraError(refused) && refused.code).toBe(code);
+    expect(host.cdiFiles()).toEqual([]);
+    expect(fs.existsSync(path.join(host.cdiRoot, '..', 'plugin', 'checkpoint.json'))).toBe(false);
+    expect(host.driverOf(VF0)).toBe('mlx5_core');
+  });
+});

@@ -1,0 +1,119 @@
+import { SriovDraError } from '@sriov-dra/contract';
+import type { Logger } from 'pino';
+import type { ClaimRecord, PreparedDevice as CheckpointedDevice } from '../checkpoint/checkpoint-record.ts';
+import type { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
+import type { VirtualFunction } from '../discovery/virtual-function.ts';
+import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
+import { type CdiVf, cdiDeviceID, claimCdiDeviceName } from './cdi-spec.ts';
+import type { CdiSpecDirectory } from './cdi-spec-directory.ts';
+import { type ClaimPlan, type ReservedClaim, planClaimPreparation } from './claim-plan.ts';
+import type { DriverBinder } from './driver-binding.ts';
+import { podCdiAddresses } from './pod-cdi-addresses.ts';
+import { readVfioDevice } from './vfio-device.ts';
+
+export interface DevicePreparerOptions {
+  readonly nodeName: string;
+  /** The live GET of the claim: allocation and reservation are read fresh on every call (§3.1). */
+  readonly readClaim: (namespace: string, name: string, signal: AbortSignal) => Promise<ReservedClaim>;
+  /** The VFs discovery currently knows, by DRA device name. */
+  readonly vfsByDevice: () => ReadonlyMap<string, VirtualFunction>;
+  readonly binder: DriverBinder;
+  readonly cdi: CdiSpecDirectory;
+  readonly checkpoint: CheckpointStore;
+  readonly sysfsRoot: string;
+  readonly logger: Logger;
+}
+
+/**
+ * NodePrepareResources and NodeUnprepareResources for claims whose VFs are configured by VfConfig alone
+ * (no managed shadow). The checkpoint is written before the first host change, holding every VF's
+ * original driver, so a crash at any later step leaves a record that a repeated prepare completes and
+ * unprepare undoes. Both calls converge when repeated: each step reads the current state first.
+ */
+export class DevicePreparer implements ClaimPreparer {
+  private readonly options: DevicePreparerOptions;
+
+  constructor(options: DevicePreparerOptions) {
+    this.options = options;
+  }
+
+  async prepare(ref: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {
+    const { checkpoint, logger } = this.options;
+    const claim = await this.options.readClaim(ref.namespace, ref.name, signal);
+    const planned = planClaimPreparation(ref, claim, this.options.nodeName, this.options.vfsByDevice());
+    if (!planned.ok) throw planned.error;
+    const plan = planned.value;
+    let record = checkpoint.get(ref.uid);
+    if (record === undefined) {
+      record = await this.recordOriginals(ref, plan);
+      logger.info({ claimUID: ref.uid, podUID: plan.pod.uid, devices: record.devices.length }, 'recorded the claim before preparing its VFs');
+    } else if (record.pod.uid !== plan.pod.uid) {
+      throw new SriovDraError('ClaimReleaseInProgress', `the claim is still prepared for Pod ${record.pod.namespace}/${record.pod.name} (${record.pod.uid})`, {
+        object: { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
+      });
+    }
+
+    const cdiVfs: CdiVf[] = [];
+    const preparedDrivers = new Map<string, string | null>();
+    for (const device of plan.devices) {
+      signal.throwIfAborted();
+      const change = await this.options.binder.ensureDriver(device.vf.pciAddress, device.config.driver);
+      preparedDrivers.set(device.device, change.preparedDriver);
+      cdiVfs.push({
+        device: device.device,
+        pciAddress: device.vf.pciAddress,
+        netAttachDefName: device.config.netAttachDefName,
+        vhost: device.config.addVhostMount,
+        ...(change.preparedDriver === 'vfio-pci' ? { vfio: await readVfioDevice(device.vf.pciAddress, this.options.sysfsRoot) } : {}),
+      });
+    }
+    await this.options.cdi.writeClaimSpec(ref.uid, cdiVfs);
+    const updated = await checkpoint.updateClaim(ref.uid, (current) => ({
+      ...current,
+      devices: current.devices.map((device) => ({ ...device, preparedDriver: preparedDrivers.get(device.device) ?? device.preparedDriver })),
+    }));
+    const podSpec = await this.options.cdi.syncPodSpec(plan.pod.uid, podCdiAddresses(checkpoint.claimsOfPod(plan.pod.uid)));
+    return (updated ?? record).devices.map((device) => ({
+      requestNames: device.requestNames,
+      poolName: device.pool,
+      deviceName: device.device,
+      cdiDeviceIds: podSpec === null ? device.cdiDeviceIDs : [...device.cdiDeviceIDs, podSpec],
+    }));
+  }
+
+  async unprepare(ref: ClaimRef, signal: AbortSignal): Promise<void> {
+    const { checkpoint, logger } = this.options;
+    const record = checkpoint.get(ref.uid);
+    // Nothing recorded: never prepared here, or already released by an earlier call.
+    if (record === undefined) return;
+    for (const device of record.devices) {
+      signal.throwIfAborted();
+      await this.options.binder.restoreDriver(device.pciAddress, device.originalDriver);
+    }
+    await this.options.cdi.removeClaimSpec(ref.uid);
+    await checkpoint.removeClaim(ref.uid);
+    // The Pod-wide spec follows the Pod's remaining claims: it goes only with the last one.
+    await this.options.cdi.syncPodSpec(record.pod.uid, podCdiAddresses(checkpoint.claimsOfPod(record.pod.uid)));
+    logger.info({ claimUID: ref.uid, podUID: record.pod.uid, devices: record.devices.length }, 'released the claim');
+  }
+
+  private async recordOriginals(ref: ClaimRef, plan: ClaimPlan): Promise<ClaimRecord> {
+    const devices: CheckpointedDevice[] = [];
+    for (const device of plan.devices) {
+      const original = await this.options.binder.currentDriver(device.vf.pciAddress);
+      devices.push({
+        pool: device.pool,
+        device: device.device,
+        requestNames: [...device.requestNames],
+        pciAddress: device.vf.pciAddress,
+        originalDriver: original,
+        // Nothing is changed yet; the binding the VfConfig asks for is recorded once it holds.
+        preparedDriver: original,
+        cdiDeviceIDs: [cdiDeviceID(claimCdiDeviceName(ref.uid, device.device))],
+      });
+    }
+    const record: ClaimRecord = { claimUID: ref.uid, claimNamespace: ref.namespace, claimName: ref.name, pod: plan.pod, devices };
+    await this.options.checkpoint.upsertClaim(record);
+    return record;
+  }
+}

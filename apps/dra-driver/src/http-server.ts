@@ -1,0 +1,44 @@
+import { type FastifyInstance, fastify } from 'fastify';
+import type { Registry } from 'prom-client';
+
+/** One condition /readyz requires; `ready` is asked on every request. */
+export interface ReadinessCheck {
+  readonly name: string;
+  ready(): boolean;
+}
+
+export interface HealthServerOptions {
+  /** Zero picks a free port. */
+  readonly port: number;
+  readonly host: string;
+  readonly readiness: readonly ReadinessCheck[];
+  readonly registry: Registry;
+}
+
+export interface HealthServer {
+  /** The port actually bound. */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The driver's health endpoint: /healthz answers while the process serves requests at all, /readyz only
+ * when every readiness check passes (naming the ones that do not), /metrics in the Prometheus text format.
+ */
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const server: FastifyInstance = fastify({ logger: false });
+  server.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
+  server.get('/readyz', async (_request, reply) => {
+    const waiting = options.readiness.filter((check) => !check.ready()).map((check) => check.name);
+    if (waiting.length === 0) return reply.type('text/plain').send('ok');
+    return reply
+      .code(503)
+      .type('text/plain')
+      .send(`not ready: ${waiting.join(', ')}`);
+  });
+  server.get('/metrics', async (_request, reply) => reply.type(options.registry.contentType).send(await options.registry.metrics()));
+  await server.listen({ port: options.port, host: options.host });
+  const address = server.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  return { port, close: () => server.close() };
+}

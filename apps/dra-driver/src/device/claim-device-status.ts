@@ -1,4 +1,4 @@
-import { type KubeClient, contentTypes, resourceTypes } from '@sriov-dra/k8s';
+import { type JsonPatchOp, type KubeClient, type KubeObject, patchGuarded, resourceTypes } from '@sriov-dra/k8s';
 import type { Logger } from 'pino';
 import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
 
@@ -12,12 +12,39 @@ export interface ClaimDeviceStatusOptions {
   readonly timeoutMs?: number;
 }
 
-/** One `status.devices` entry (resource.k8s.io/v1 AllocatedDeviceStatus), keyed by driver, pool, device and shareID. */
+/**
+ * One `status.devices` entry (resource.k8s.io/v1 AllocatedDeviceStatus), keyed by driver, pool, device
+ * and shareID; a driver may add conditions and data, which are carried through untouched.
+ */
 export interface AllocatedDeviceStatus {
   readonly driver: string;
   readonly pool: string;
   readonly device: string;
   readonly shareID?: string;
+  readonly [field: string]: unknown;
+}
+
+interface ClaimWithDeviceStatus extends KubeObject {
+  readonly status?: { readonly devices?: readonly AllocatedDeviceStatus[] };
+}
+
+const keyOf = (entry: AllocatedDeviceStatus): string => JSON.stringify([entry.driver, entry.pool, entry.device, entry.shareID ?? '']);
+
+/**
+ * The claim's `status.devices` with exactly `ours` as this driver's entries: other drivers' entries stay
+ * where they are, an entry of ours that is already there keeps whatever it carries, a stale entry of ours
+ * goes. Undefined when the list already is that.
+ */
+export function desiredDeviceStatus(
+  current: readonly AllocatedDeviceStatus[],
+  driverName: string,
+  ours: readonly AllocatedDeviceStatus[],
+): AllocatedDeviceStatus[] | undefined {
+  const wanted = new Set(ours.map(keyOf));
+  const kept = current.filter((entry) => entry.driver !== driverName || wanted.has(keyOf(entry)));
+  const present = new Set(kept.map(keyOf));
+  const next = [...kept, ...ours.filter((entry) => !present.has(keyOf(entry)))];
+  return next.length === current.length && next.every((entry, index) => entry === current[index]) ? undefined : next;
 }
 
 export function deviceStatusEntries(driverName: string, devices: readonly PreparedDevice[]): AllocatedDeviceStatus[] {
@@ -30,13 +57,13 @@ export function deviceStatusEntries(driverName: string, devices: readonly Prepar
 }
 
 /**
- * Reports the prepared devices in the claim's `status.devices`, after a successful prepare. The list is
- * a map keyed by driver/pool/device/shareID that other drivers of the same claim write too, and a
- * strategic merge patch would replace it whole, so it is written by server-side apply under the
- * driver's field manager: the server merges the entries by key, keeps every other driver's, and drops
- * only entries this driver applied before and no longer applies. The apply names the claim's UID, so a
- * claim replaced under the same name is refused instead of written. The write is best effort: a
- * failure is logged and counted and never fails the prepare, which has already changed the host.
+ * Reports the prepared devices in the claim's `status.devices`, after a successful prepare. Other drivers
+ * of the same claim write the same list, so it is read live and patched with `test` preconditions on UID
+ * and resourceVersion, recomputed after a conflict. A JSON Patch rather than server-side apply or a merge
+ * patch: those re-encode the whole status, which reorders the keys of opaque config parameters in
+ * `status.allocation`, and the API server then refuses the write because the allocation is immutable.
+ * The write is best effort: a failure is logged and counted and never fails the prepare, which has
+ * already changed the host.
  */
 export class ClaimDeviceStatusWriter implements ClaimPreparer {
   private readonly inner: ClaimPreparer;
@@ -50,19 +77,19 @@ export class ClaimDeviceStatusWriter implements ClaimPreparer {
   async prepare(claim: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {
     const devices = await this.inner.prepare(claim, signal);
     const { client, driverName, logger } = this.options;
+    const ours = deviceStatusEntries(driverName, devices);
+    // The GET and the PATCH both go to the status subresource.
+    const at = { namespace: claim.namespace, name: claim.name, uid: claim.uid, subresource: 'status' };
     try {
-      await client.patch(
+      await patchGuarded<ClaimWithDeviceStatus>(
+        client,
         resourceTypes.resourceClaim,
-        { namespace: claim.namespace, name: claim.name, subresource: 'status' },
-        {
-          apiVersion: 'resource.k8s.io/v1',
-          kind: 'ResourceClaim',
-          metadata: { namespace: claim.namespace, name: claim.name, uid: claim.uid },
-          status: { devices: deviceStatusEntries(driverName, devices) },
+        at,
+        (live): JsonPatchOp[] => {
+          const next = desiredDeviceStatus(live.status?.devices ?? [], driverName, ours);
+          return next === undefined ? [] : [{ op: 'add', path: '/status/devices', value: next }];
         },
-        contentTypes.apply,
-        // Forced: entries of this driver are this driver's, whoever wrote them last.
-        { fieldManager: driverName, force: true, signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? 5_000)]) },
+        { signal: AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? 5_000)]) },
       );
     } catch (error) {
       this.options.onFailure();
@@ -75,7 +102,7 @@ export class ClaimDeviceStatusWriter implements ClaimPreparer {
   }
 
   unprepare(claim: ClaimRef, signal: AbortSignal): Promise<void> {
-    // The API server drops status.devices entries itself when the claim is deallocated.
+    // The API server drops the status.devices entries itself when the claim is deallocated.
     return this.inner.unprepare(claim, signal);
   }
 }

@@ -59,9 +59,11 @@ export function deviceStatusEntries(driverName: string, devices: readonly Prepar
 /**
  * Reports the prepared devices in the claim's `status.devices`, after a successful prepare. Other drivers
  * of the same claim write the same list, so it is read live and patched with `test` preconditions on UID
- * and resourceVersion, recomputed after a conflict. A JSON Patch rather than server-side apply or a merge
- * patch: those re-encode the whole status, which reorders the keys of opaque config parameters in
- * `status.allocation`, and the API server then refuses the write because the allocation is immutable.
+ * and resourceVersion, recomputed after a conflict. Not server-side apply, although the list is keyed:
+ * the v1.36 API server re-encodes `status.allocation` on apply, with the keys of opaque config
+ * parameters reordered, and refuses the write as a change of the immutable allocation. Not a merge or
+ * strategic patch either: the list has no patch strategy, so those replace it whole and need the same
+ * read and precondition anyway.
  * The write is best effort: a failure is logged and counted and never fails the prepare, which has
  * already changed the host.
  */

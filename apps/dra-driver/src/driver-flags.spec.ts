@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseDriverFlags } from './driver-flags.ts';
+import { driverFlagsUsage, parseDriverFlags, wantsHelp } from './driver-flags.ts';
 
 function parse(argv: readonly string[], env: Record<string, string> = {}) {
   return parseDriverFlags(argv, env);
@@ -127,5 +127,16 @@ describe('driver flags', () => {
     const result = parse(['--node-name', 'n'], { MULTUS_AUTO_ATTACH: '', KUBECONFIG: '' });
     expect(result.ok && result.value.multusAutoAttach).toBe(false);
     expect(result.ok && 'kubeconfig' in result.value).toBe(false);
+  });
+
+  it('lists every flag with its variable and default for --help', () => {
+    expect(wantsHelp(['--node-name', 'n', '--help'])).toBe(true);
+    expect(wantsHelp(['-h'])).toBe(true);
+    expect(wantsHelp(['--node-name', 'help'])).toBe(false);
+    const usage = driverFlagsUsage();
+    expect(usage).toContain('  --node-name [$NODE_NAME]\n      the Node this driver serves (required)\n');
+    expect(usage).toContain('  --kubelet-plugins-directory-path [$KUBELET_PLUGINS_DIRECTORY_PATH]\n');
+    expect(usage).toContain('(default /var/lib/kubelet/plugins)\n');
+    expect(usage.match(/^ {2}--/gm)).toHaveLength(12);
   });
 });

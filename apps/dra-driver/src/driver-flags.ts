@@ -31,21 +31,34 @@ export interface DriverFlags {
 interface FlagSpec {
   readonly env?: string;
   readonly fallback?: string;
+  readonly help: string;
 }
 
 const FLAGS = {
-  'node-name': { env: 'NODE_NAME' },
-  'cdi-root': { env: 'CDI_ROOT', fallback: '/var/run/cdi' },
-  'kubelet-registrar-directory-path': { env: 'KUBELET_REGISTRAR_DIRECTORY_PATH', fallback: '/var/lib/kubelet/plugins_registry' },
-  'kubelet-plugins-directory-path': { env: 'KUBELET_PLUGINS_DIRECTORY_PATH', fallback: '/var/lib/kubelet/plugins' },
-  'healthcheck-port': { env: 'HEALTHCHECK_PORT', fallback: '-1' },
-  namespace: { env: 'NAMESPACE', fallback: 'dra-sriov-driver' },
-  'configuration-mode': { env: 'CONFIGURATION_MODE', fallback: 'STANDALONE' },
-  kubeconfig: { env: 'KUBECONFIG' },
-  'kube-api-qps': { env: 'KUBE_API_QPS', fallback: '5' },
-  'kube-api-burst': { env: 'KUBE_API_BURST', fallback: '10' },
-  'multus-auto-attach': { env: 'MULTUS_AUTO_ATTACH', fallback: 'false' },
-  'sysfs-root': { env: 'SYSFS_ROOT', fallback: '/sys' },
+  'node-name': { env: 'NODE_NAME', help: 'the Node this driver serves (required)' },
+  'cdi-root': { env: 'CDI_ROOT', fallback: '/var/run/cdi', help: 'directory the container runtime reads CDI specs from' },
+  'kubelet-registrar-directory-path': {
+    env: 'KUBELET_REGISTRAR_DIRECTORY_PATH',
+    fallback: '/var/lib/kubelet/plugins_registry',
+    help: "the kubelet's plugin registration directory",
+  },
+  'kubelet-plugins-directory-path': {
+    env: 'KUBELET_PLUGINS_DIRECTORY_PATH',
+    fallback: '/var/lib/kubelet/plugins',
+    help: "the kubelet's plugins directory; the DRA socket and the checkpoint live below it",
+  },
+  'healthcheck-port': { env: 'HEALTHCHECK_PORT', fallback: '-1', help: 'port of /healthz, /readyz and /metrics; 0 picks a free port, negative disables' },
+  namespace: { env: 'NAMESPACE', fallback: 'dra-sriov-driver', help: 'namespace of the SriovResourcePolicy and DeviceAttributes objects' },
+  'configuration-mode': { env: 'CONFIGURATION_MODE', fallback: 'STANDALONE', help: 'STANDALONE or MULTUS' },
+  kubeconfig: { env: 'KUBECONFIG', help: 'kubeconfig file; unset means in-cluster configuration' },
+  'kube-api-qps': { env: 'KUBE_API_QPS', fallback: '5', help: 'sustained API requests per second' },
+  'kube-api-burst': { env: 'KUBE_API_BURST', fallback: '10', help: 'API request burst' },
+  'multus-auto-attach': {
+    env: 'MULTUS_AUTO_ATTACH',
+    fallback: 'false',
+    help: 'attach each allocated VF to the Pod through a managed shadow network (needs MULTUS)',
+  },
+  'sysfs-root': { env: 'SYSFS_ROOT', fallback: '/sys', help: 'where sysfs is mounted (a simulated tree for tests and demos)' },
 } as const satisfies Record<string, FlagSpec>;
 
 type FlagName = keyof typeof FLAGS;
@@ -75,6 +88,21 @@ function integer(flag: FlagName, value: string | undefined, min: number, max: nu
   const parsed = Number(value);
   if (parsed < min || parsed > max) return invalid(flag, `${value} is outside ${min}..${max}`);
   return ok(parsed);
+}
+
+/** The flag list printed by `--help`. */
+export function driverFlagsUsage(): string {
+  const lines = Object.entries(FLAGS).map(([name, spec]: [string, FlagSpec]) => {
+    const source = spec.env === undefined ? '' : ` [$${spec.env}]`;
+    const fallback = spec.fallback === undefined ? '' : ` (default ${spec.fallback})`;
+    return `  --${name}${source}\n      ${spec.help}${fallback}`;
+  });
+  return `Usage: dra-driver [flags]\n\nA flag overrides its environment variable.\n\n${lines.join('\n')}\n`;
+}
+
+/** True when the command line asks for the flag list. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
 }
 
 /** Parses argv (without the node and script entries) and the environment; a bad setting names its flag. */

@@ -1,10 +1,15 @@
 #!/usr/bin/env -S node --conditions=@sriov-dra/source
 import { pino } from 'pino';
 import { type Driver, startDriver } from './driver.ts';
-import { parseDriverFlags } from './driver-flags.ts';
+import { driverFlagsUsage, parseDriverFlags, wantsHelp } from './driver-flags.ts';
 
 /** Exit status for a bad command line or environment, as for a usage error. */
 const EXIT_CONFIG = 2;
+
+if (wantsHelp(process.argv.slice(2))) {
+  process.stdout.write(driverFlagsUsage());
+  process.exit(0);
+}
 
 const flags = parseDriverFlags(process.argv.slice(2), process.env);
 if (!flags.ok) {

@@ -38,8 +38,8 @@ export default tseslint.config(
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {
-    // App tests run against the simulated SR-IOV hardware in tools/fake-sysfs; production code never does.
-    files: ['apps/*/src/**/*.spec.ts', 'apps/*/test/**/*.ts'],
+    // App tests and benchmarks run against the simulated SR-IOV hardware in tools/fake-sysfs; production code never does.
+    files: ['apps/*/src/**/*.spec.ts', 'apps/*/test/**/*.ts', 'apps/*/bench/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',

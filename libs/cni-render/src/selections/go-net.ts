@@ -125,12 +125,14 @@ export function isGoCIDR(text: string): boolean {
 }
 
 /** The whitespace Go's strings.TrimSpace removes (unicode.IsSpace); JavaScript's trim() differs (U+0085, U+FEFF). */
-const GO_SPACE = '\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+const GO_SPACE: ReadonlySet<string> = new Set(
+  '\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000',
+);
 
 export function goTrimSpace(text: string): string {
   let start = 0;
   let end = text.length;
-  while (start < end && GO_SPACE.includes(text.charAt(start))) start += 1;
-  while (end > start && GO_SPACE.includes(text.charAt(end - 1))) end -= 1;
+  while (start < end && GO_SPACE.has(text.charAt(start))) start += 1;
+  while (end > start && GO_SPACE.has(text.charAt(end - 1))) end -= 1;
   return text.slice(start, end);
 }

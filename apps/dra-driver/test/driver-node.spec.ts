@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME, isSriovDraError } from '@sriov-dra/contract';
-import { type KubeObject, type ResourceType, contentTypes, readPod, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeObject, type ResourceType, readPod, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   DRIVER_CHART_DIR,
@@ -30,6 +30,7 @@ import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sy
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { KubeletPeer, type PeerAnswer } from './kubelet-peer.ts';
+import { createReadyNode } from './ready-node.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
@@ -176,20 +177,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     await installCrds(cp.adminClient);
     await createNamespace(cp.adminClient, NAMESPACE);
     await createNamespace(cp.adminClient, WORKLOADS);
-    await cp.adminClient.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE } } });
-    const now = new Date().toISOString();
-    await cp.adminClient.patch(
-      resourceTypes.node,
-      { name: NODE, subresource: 'status' },
-      {
-        status: {
-          capacity: { cpu: '8', memory: '16Gi', pods: '110' },
-          allocatable: { cpu: '8', memory: '16Gi', pods: '110' },
-          conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated', lastHeartbeatTime: now, lastTransitionTime: now }],
-        },
-      },
-      contentTypes.mergePatch,
-    );
+    await createReadyNode(cp.adminClient, NODE);
     driverKubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'));
     const parsed = parseDriverFlags(argv(), {});
     if (!parsed.ok) throw parsed.error;

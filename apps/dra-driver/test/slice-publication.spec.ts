@@ -11,6 +11,7 @@ import type { InventoryDevice } from '../src/policy/policy-devices.ts';
 import { resourceSliceName } from '../src/slices/slice-name.ts';
 import { SlicePublication } from '../src/slices/slice-publication.ts';
 import type { PublishResult } from '../src/slices/slice-publisher.ts';
+import { createReadyNode } from './ready-node.ts';
 
 const NAMESPACE = 'dra-driver-sriov';
 const NODE = 'worker-a';
@@ -77,24 +78,7 @@ describe('ResourceSlice publication on a real control plane', () => {
     await installCrds(cp.adminClient);
     await createNamespace(cp.adminClient, NAMESPACE);
     await createNamespace(cp.adminClient, 'workloads');
-    await cp.adminClient.create(resourceTypes.node, {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE, pool: 'gpu' } },
-    });
-    const now = new Date().toISOString();
-    await cp.adminClient.patch(
-      resourceTypes.node,
-      { name: NODE, subresource: 'status' },
-      {
-        status: {
-          capacity: { cpu: '8', memory: '16Gi', pods: '110' },
-          allocatable: { cpu: '8', memory: '16Gi', pods: '110' },
-          conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated', lastHeartbeatTime: now, lastTransitionTime: now }],
-        },
-      },
-      contentTypes.mergePatch,
-    );
+    await createReadyNode(cp.adminClient, NODE, { pool: 'gpu' });
     client = new CountingClient(KubeClient.fromKubeConfig(cp.kubeconfig).config, { qps: 1_000, burst: 1_000 });
     publication = new SlicePublication({
       client,

@@ -77,6 +77,7 @@ export const DISCOVERY_RESERVED_ATTRIBUTES: readonly string[] = [
   'k8s.cni.cncf.io/deviceID',
   'resource.kubernetes.io/pcieRoot',
   'resource.kubernetes.io/pciBusID',
+  'resource.kubernetes.io/numaNode',
   'dra.net/numaNode',
 ];
 

@@ -34,6 +34,7 @@ describe('discoveredAttributes', () => {
       'k8s.cni.cncf.io/deviceID': { string: '0000:3b:00.4' },
       'resource.kubernetes.io/pcieRoot': { string: 'pci0000:3a' },
       'resource.kubernetes.io/pciBusID': { string: '0000:3b:00.4' },
+      'resource.kubernetes.io/numaNode': { int: 1 },
       'dra.net/numaNode': { int: 1 },
     });
   });
@@ -49,6 +50,7 @@ describe('discoveredAttributes', () => {
   it('leaves out a PCIe root and NUMA node neither the VF nor its PF knows, and a missing PF name', () => {
     const attributes = discoveredAttributes({ ...bareVf, pf: barePf });
     expect(Object.keys(attributes)).not.toContain('resource.kubernetes.io/pcieRoot');
+    expect(Object.keys(attributes)).not.toContain('resource.kubernetes.io/numaNode');
     expect(Object.keys(attributes)).not.toContain('dra.net/numaNode');
     expect(Object.keys(attributes)).not.toContain('sriovnetwork.k8snetworkplumbingwg.io/PFName');
     expect(Object.values(attributes)).not.toContainEqual({ string: '' });
@@ -57,6 +59,7 @@ describe('discoveredAttributes', () => {
   it("takes the PF's topology when the VF's own entries do not say, and the PF's eswitch mode", () => {
     const attributes = discoveredAttributes({ ...bareVf, pf: { ...pf, eswitchMode: 'switchdev', pcieRoot: 'pci0000:86', numaNode: 0 } });
     expect(attributes['resource.kubernetes.io/pcieRoot']).toEqual({ string: 'pci0000:86' });
+    expect(attributes['resource.kubernetes.io/numaNode']).toEqual({ int: 0 });
     expect(attributes['dra.net/numaNode']).toEqual({ int: 0 });
     expect(attributes['sriovnetwork.k8snetworkplumbingwg.io/EswitchMode']).toEqual({ string: 'switchdev' });
   });

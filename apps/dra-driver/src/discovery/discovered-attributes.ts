@@ -21,8 +21,9 @@ export const discoveredAttributeKeys = {
   multusDeviceID: 'k8s.cni.cncf.io/deviceID',
   pcieRoot: 'resource.kubernetes.io/pcieRoot',
   pciBusID: 'resource.kubernetes.io/pciBusID',
+  numaNode: 'resource.kubernetes.io/numaNode',
   /** The NUMA attribute upstream publishes, kept for the DRANET-compatible selectors that use it. */
-  numaNode: 'dra.net/numaNode',
+  draNetNumaNode: 'dra.net/numaNode',
 } as const;
 
 /**
@@ -50,6 +51,6 @@ export function discoveredAttributes(vf: VirtualFunction): Record<string, Device
     [keys.multusDeviceID]: { string: vf.pciAddress },
     ...(pcieRoot === undefined ? {} : { [keys.pcieRoot]: { string: pcieRoot } }),
     [keys.pciBusID]: { string: vf.pciAddress },
-    ...(numaNode === undefined ? {} : { [keys.numaNode]: { int: numaNode } }),
+    ...(numaNode === undefined ? {} : { [keys.numaNode]: { int: numaNode }, [keys.draNetNumaNode]: { int: numaNode } }),
   };
 }

@@ -163,3 +163,49 @@ describe('validateDeviceAttributes: properties', () => {
     );
   });
 });
+
+describe('validateDeviceAttributes: rejections', () => {
+  const object = { kind: 'DeviceAttributes', namespace: 'dra-driver-sriov', name: 'rail-a' };
+
+  it.each([
+    [
+      'a name that is no attribute name',
+      { 'a b': { int: 1 } },
+      'InvalidDeviceAttributes',
+      'attribute name "a b" is not <domain>/<C identifier> or a C identifier',
+    ],
+    [
+      'one name spelled bare and qualified',
+      { tier: { int: 1 }, 'sriovnetwork.k8snetworkplumbingwg.io/tier': { int: 2 } },
+      'InvalidDeviceAttributes',
+      'attributes "tier" and "sriovnetwork.k8snetworkplumbingwg.io/tier" are both sriovnetwork.k8snetworkplumbingwg.io/tier',
+    ],
+    [
+      'a bare discovery-owned name, shown with its qualified form',
+      { pciAddress: { string: '0000:03:00.1' } },
+      'ReservedDRAAttribute',
+      'attribute "pciAddress" (sriovnetwork.k8snetworkplumbingwg.io/pciAddress) is published by hardware discovery',
+    ],
+    [
+      'a qualified discovery-owned name, shown once',
+      { 'sriovnetwork.k8snetworkplumbingwg.io/pciAddress': { string: '0000:03:00.1' } },
+      'ReservedDRAAttribute',
+      'attribute "sriovnetwork.k8snetworkplumbingwg.io/pciAddress" is published by hardware discovery',
+    ],
+    [
+      'a bad value under a bare name',
+      { tier: { int: 1.5 } },
+      'InvalidDeviceAttributes',
+      'attribute "tier" (sriovnetwork.k8snetworkplumbingwg.io/tier): int: must be an integer within ±(2^53-1)',
+    ],
+    [
+      'a value without a member under a qualified name',
+      { 'example.com/tier': {} },
+      'InvalidDeviceAttributes',
+      'attribute "example.com/tier": must set exactly one value member',
+    ],
+  ])('says what is wrong with %s and names the object', (_case, attributes, code, detail) => {
+    const result = validateDeviceAttributes(deviceAttributes(attributes));
+    expect(result.ok ? result.value : [result.error.code, result.error.detail, result.error.object]).toEqual([code, detail, object]);
+  });
+});

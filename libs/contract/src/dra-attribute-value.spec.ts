@@ -75,4 +75,13 @@ describe('DRA attribute values', () => {
   ])('device attribute value %j accepted: %p', (value, expected) => {
     expect(accepts(deviceAttributeValueSchema, value)).toBe(expected);
   });
+
+  // A value built in TypeScript may spell an unset member as an explicit undefined (e.g. from a spread).
+  it.each([
+    [draScalarValueSchema, { int: 1, bool: undefined, string: undefined }, true],
+    [draScalarValueSchema, { int: undefined }, false],
+    [deviceAttributeValueSchema, { ints: [1], strings: undefined }, true],
+  ])('counts an undefined member as unset: %#', (schema, value, expected) => {
+    expect(accepts(schema, value)).toBe(expected);
+  });
 });

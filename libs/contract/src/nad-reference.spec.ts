@@ -44,9 +44,14 @@ describe('nadReferenceFromAttributes', () => {
     ],
     [{ [NAME]: { int: 1 } }, 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName must be a string attribute'],
     [{ [NAME]: { string: 'n' }, [NAMESPACE]: { int: 1 } }, 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace must be a string attribute'],
-  ])('says what is wrong with %j', (attributes, detail) => {
+    [{ [NAME]: { string: 'Rail' } }, 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName "Rail" is not a NAD name of at most 64 characters'],
+    [
+      { [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'in.fra' } },
+      'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace "in.fra" is not a namespace name',
+    ],
+  ])('says what is wrong with %j and names the object', (attributes, detail) => {
     const result = nadReferenceFromAttributes(attributes, object);
-    expect(result.ok ? 'accepted' : result.error.detail).toBe(detail);
+    expect(result.ok ? 'accepted' : [result.error.code, result.error.detail, result.error.object]).toEqual(['InvalidNetAttachDefReference', detail, object]);
   });
 
   it('names the object and quotes a bounded excerpt of the bad value', () => {

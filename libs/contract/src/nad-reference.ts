@@ -14,10 +14,6 @@ export interface NadReference {
   readonly namespace: string | null;
 }
 
-function stringMember(value: DeviceAttributeValue | undefined): string | undefined {
-  return value === undefined ? undefined : value.string;
-}
-
 /**
  * Reads the netAttachDefName/netAttachDefNamespace pair from a device's attributes, keyed by qualified
  * name (see qualifiedAttributeName). Returns `null` when
@@ -31,7 +27,7 @@ export function nadReferenceFromAttributes(attributes: Readonly<Record<string, D
   if (nameValue === undefined) {
     return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefNamespace} is set without ${attributeKeys.netAttachDefName}`, { object });
   }
-  const name = stringMember(nameValue);
+  const name = nameValue.string;
   if (name === undefined) return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefName} must be a string attribute`, { object });
   if (name === '') return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefName} is empty`, { object });
   if (utf8Length(name) > draLimits.stringValueMaxLength || !isDns1123Subdomain(name)) {
@@ -42,7 +38,7 @@ export function nadReferenceFromAttributes(attributes: Readonly<Record<string, D
     );
   }
   if (namespaceValue === undefined) return ok({ name, namespace: null });
-  const namespace = stringMember(namespaceValue);
+  const namespace = namespaceValue.string;
   if (namespace === undefined) return fail('InvalidNetAttachDefReference', `${attributeKeys.netAttachDefNamespace} must be a string attribute`, { object });
   if (namespace === '') return ok({ name, namespace: null });
   if (!isDns1123Label(namespace)) {

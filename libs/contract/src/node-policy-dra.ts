@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type DraScalarValue, draScalarValueSchema } from './dra-attribute-value.ts';
 import { type ObjectRef, type Result, fail, ok } from './errors.ts';
-import { draLimits, isDns1123Label, isDns1123Subdomain, isFullyQualifiedDraName, utf8Length } from './formats.ts';
+import { draLimits, isDns1123Label, isDns1123Subdomain, isFullyQualifiedDraName } from './formats.ts';
 import { DISCOVERY_RESERVED_ATTRIBUTES, attributeKeys, operatorInputKeys } from './keys.ts';
 import { messageValue } from './message-value.ts';
 import { objectRecordSchema } from './object-record.ts';
@@ -50,8 +50,9 @@ function referenceFrom(attributes: ReadonlyMap<string, DraScalarValue>, object?:
   if (name.string === undefined || namespace.string === undefined) {
     return fail('InvalidSriovNetworkReference', 'both reference keys must be string values', { object });
   }
-  // The name travels on as the netAttachDefName string attribute, hence the 64-byte bound.
-  if (utf8Length(name.string) > draLimits.stringValueMaxLength || !isDns1123Subdomain(name.string)) {
+  // The name travels on as the netAttachDefName string attribute; draScalarValueSchema has already held it
+  // to that attribute's 64-byte bound, so only the object-name syntax is left to check.
+  if (!isDns1123Subdomain(name.string)) {
     return fail(
       'InvalidSriovNetworkReference',
       `SriovNetwork name ${messageValue(name.string)} is not an object name of at most ${draLimits.stringValueMaxLength} characters`,

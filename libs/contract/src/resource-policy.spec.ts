@@ -93,3 +93,14 @@ describe('validateSriovResourcePolicy filters', () => {
     expect(result.ok ? result.value : result.error.message).toEqual({ name: 'rails', namespace: 'dra-driver-sriov', spec });
   });
 });
+
+describe('validateSriovResourcePolicy unsupported selectors', () => {
+  it('quotes the ranged PF name and names the policy', () => {
+    const result = validateSriovResourcePolicy(policy({ configs: [{ resourceFilters: [{ pfNames: ['ens1f0', 'ens1f1#0-3'] }] }] }));
+    expect(result.ok ? result.value : [result.error.code, result.error.detail, result.error.object]).toEqual([
+      'UnsupportedManagedSelector',
+      'configs[0].resourceFilters[0]: pfNames entry "ens1f1#0-3" uses the unsupported name#first-last VF range syntax',
+      { kind: 'SriovResourcePolicy', namespace: 'dra-driver-sriov', name: 'rails' },
+    ]);
+  });
+});

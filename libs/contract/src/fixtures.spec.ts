@@ -1,4 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { type BindingAnnotationV1, parseBindingAnnotation } from './binding.ts';
 import { type DeviceAttributes, validateDeviceAttributes } from './device-attributes.ts';
 import type { Result } from './errors.ts';
@@ -123,5 +126,70 @@ describe('contract fixtures', () => {
       expect(result.error.message).toContain(`${result.error.code}: `);
       expect(result.error.remedy.length).toBeGreaterThan(10);
     }
+  });
+});
+
+describe('loadFixtures on a fixtures tree', () => {
+  let root: string;
+  const write = (file: string, content: unknown): void => {
+    writeFileSync(join(root, 'identity', file), typeof content === 'string' ? content : JSON.stringify(content));
+  };
+  const valid = (description: string) => ({ description, kind: 'identity', input: {}, expect: { valid: true } });
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'contract-fixtures-'));
+    mkdirSync(join(root, 'identity'));
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('reads only .json files, sorted by name, each with an id of kind and base name', () => {
+    write('c-last.json', valid('third'));
+    write('a-first.json', valid('first'));
+    write('README.md', '# not a fixture');
+    write('b.json', { description: 'second', kind: 'identity', inputRaw: '{', expect: { error: 'InvalidIdentityTuple' } });
+    expect(loadFixtures('identity', root)).toEqual([
+      { id: 'identity/a-first', description: 'first', kind: 'identity', input: {}, inputRaw: undefined, expect: { valid: true } },
+      { id: 'identity/b', description: 'second', kind: 'identity', inputRaw: '{', expect: { error: 'InvalidIdentityTuple' } },
+      { id: 'identity/c-last', description: 'third', kind: 'identity', input: {}, inputRaw: undefined, expect: { valid: true } },
+    ]);
+  });
+
+  it('orders by JavaScript string order, whatever order the file system lists names in', () => {
+    // UTF-8 bytes put U+FF5A before U+1F600; UTF-16 code units put the emoji's surrogate pair first.
+    for (const name of ['\uff5a', '\u{1f600}', 'a']) write(`${name}.json`, valid(name));
+    expect(loadFixtures('identity', root).map((fixture) => fixture.id)).toEqual(['identity/a', 'identity/\u{1f600}', 'identity/\uff5a']);
+  });
+
+  it.each([
+    ['both input and inputRaw', { ...valid('both'), inputRaw: '{}' }, 'exactly one of input and inputRaw'],
+    ['neither input nor inputRaw', { description: 'neither', kind: 'identity', expect: { valid: true } }, 'exactly one of input and inputRaw'],
+    ['an unknown error code', { ...valid('unknown code'), expect: { error: 'NoSuchCode' } }, 'must be a known error code'],
+  ])('refuses a fixture with %s', (_case, content, problem) => {
+    write('bad.json', content);
+    expect(() => loadFixtures('identity', root)).toThrow(/^fixture identity\/bad is malformed: /);
+    expect(() => loadFixtures('identity', root)).toThrow(problem);
+  });
+
+  it('refuses a fixture filed under another kind', () => {
+    write('misfiled.json', { ...valid('misfiled'), kind: 'vf-config' });
+    expect(() => loadFixtures('identity', root)).toThrow(new Error('fixture identity/misfiled declares kind vf-config but lives in identity/'));
+  });
+});
+
+describe('expectedError', () => {
+  const fixture = (expectation: Fixture['expect']): Fixture => ({
+    id: 'identity/x',
+    description: 'x',
+    kind: 'identity',
+    input: {},
+    inputRaw: undefined,
+    expect: expectation,
+  });
+
+  it('is the stated code of a rejection, and none for an accepted fixture, whatever else it states', () => {
+    expect(expectedError(fixture({ error: 'InvalidIdentityTuple' }))).toBe('InvalidIdentityTuple');
+    expect(expectedError(fixture({ valid: true, error: 'InvalidIdentityTuple' }))).toBeUndefined();
   });
 });

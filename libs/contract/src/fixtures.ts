@@ -67,16 +67,19 @@ export interface Fixture {
 /** fixtures/ sits beside src/ and dist/, so the same relative path works from source and build. */
 export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-/** Loads every fixture (or one kind). A malformed fixture file is a programming error and throws. */
-export function loadFixtures(kind?: FixtureKind): Fixture[] {
+/**
+ * Loads every fixture (or one kind) from `root`, a tree laid out like fixtures/ (one directory per kind).
+ * A malformed fixture file is a programming error and throws.
+ */
+export function loadFixtures(kind?: FixtureKind, root: string = FIXTURES_DIR): Fixture[] {
   const kinds = kind === undefined ? FIXTURE_KINDS : [kind];
   return kinds.flatMap((dir) =>
-    readdirSync(join(FIXTURES_DIR, dir))
+    readdirSync(join(root, dir))
       .filter((file) => file.endsWith('.json'))
       .sort()
       .map((file) => {
         const id = `${dir}/${file.slice(0, -'.json'.length)}`;
-        const parsed = fixtureSchema.safeParse(JSON.parse(readFileSync(join(FIXTURES_DIR, dir, file), 'utf8')));
+        const parsed = fixtureSchema.safeParse(JSON.parse(readFileSync(join(root, dir, file), 'utf8')));
         if (!parsed.success) throw new Error(`fixture ${id} is malformed: ${parsed.error.message}`);
         if (parsed.data.kind !== dir) throw new Error(`fixture ${id} declares kind ${parsed.data.kind} but lives in ${dir}/`);
         return { id, ...parsed.data, inputRaw: parsed.data.inputRaw } as Fixture;

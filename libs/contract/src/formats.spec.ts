@@ -137,6 +137,8 @@ describe('format boundaries', () => {
     [isLabelValue, '\u00e9', false],
     // Label keys: [DNS subdomain of at most 253 "/"]name of 1-63.
     [isLabelKey, 'rail', true],
+    [isLabelKey, 'a', true],
+    [isLabelKey, 'Rail_A', true],
     [isLabelKey, 'example.com/rail', true],
     [isLabelKey, `${a(253)}/${a(63)}`, true],
     [isLabelKey, `${a(254)}/a`, false],

@@ -53,7 +53,8 @@ export function isLabelValue(value: string): boolean {
 /** A label key: `[<DNS subdomain>/]<name>`, the name as a nonempty label value. */
 export function isLabelKey(value: string): boolean {
   const slash = value.indexOf('/');
-  const name = slash < 0 ? value : value.slice(slash + 1);
+  // Without a slash indexOf gives -1, so the name is the whole value.
+  const name = value.slice(slash + 1);
   if (slash >= 0 && !isDns1123Subdomain(value.slice(0, slash))) return false;
   return name !== '' && isLabelValue(name);
 }
@@ -104,7 +105,8 @@ export function isDraIdentifier(value: string): boolean {
 /** `<DNS subdomain of at most 63>/<C identifier of at most 32>`. */
 export function isFullyQualifiedDraName(value: string): boolean {
   const slash = value.indexOf('/');
-  if (slash <= 0 || slash !== value.lastIndexOf('/')) return false;
+  // A second "/" would land in the identifier part, which a C identifier refuses.
+  if (slash <= 0) return false;
   const domain = value.slice(0, slash);
   return domain.length <= draLimits.domainMaxLength && isDns1123Subdomain(domain) && isDraIdentifier(value.slice(slash + 1));
 }

@@ -142,6 +142,15 @@ describe('buildBindingIdentity', () => {
   });
 
   it.each([
+    [null, 'must be an object of the seven identity fields, got null'],
+    ['tuple', 'must be an object of the seven identity fields, got "tuple"'],
+    [[], 'must be an object of the seven identity fields, got an array'],
+  ])('says what a tuple must be when given %p', (garbage, detail) => {
+    const identity = buildBindingIdentity(garbage);
+    expect(identity.ok ? 'ok' : { code: identity.error.code, detail: identity.error.detail }).toEqual({ code: 'InvalidIdentityTuple', detail });
+  });
+
+  it.each([
     ['protocolVersion', 2, 'UnsupportedIdentityProtocol', 'protocolVersion 2 is not 1'],
     ['nodeUID', 'X', 'InvalidIdentityTuple', 'nodeUID "X" is not a lowercase UUID'],
     ['podUID', 5, 'InvalidIdentityTuple', 'podUID 5 is not a lowercase UUID'],

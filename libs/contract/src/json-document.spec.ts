@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { type VersionedDocument, parseJsonObject, validateVersioned } from './json-document.ts';
 import { parseBindingAnnotation } from './binding.ts';
 import { parseRegistry } from './registry.ts';
 
@@ -105,5 +107,53 @@ describe('contract annotations are parsed strictly', () => {
   it.each(['0', '-1', '0.5', '1e-7', '123456789012345680000'])('reads the number %s, which prints back as written', (number) => {
     const result = parseBindingAnnotation(`{"version":${number}}`);
     expect(result.ok ? 'valid' : result.error.detail).not.toContain('cannot be read exactly');
+  });
+});
+
+describe('versioned documents', () => {
+  const kind: VersionedDocument<{ version: 2; name: string }> = {
+    version: 2,
+    schema: z.strictObject({ version: z.literal(2), name: z.string() }),
+    invalid: 'InvalidBindingAnnotation',
+    unsupported: 'UnsupportedBindingVersion',
+  };
+  const pod = { kind: 'Pod', namespace: 'ai-workloads', name: 'trainer-0' };
+  const outcome = (result: ReturnType<typeof validateVersioned>) =>
+    result.ok ? { value: result.value } : { code: result.error.code, detail: result.error.detail, object: result.error.object };
+
+  it.each([
+    [null, 'InvalidBindingAnnotation', 'must be a JSON object'],
+    [[{ version: 2 }], 'InvalidBindingAnnotation', 'must be a JSON object'],
+    [{ name: 'a' }, 'InvalidBindingAnnotation', 'has no version field'],
+    [{ version: '2' }, 'InvalidBindingAnnotation', 'version "2" is not a positive integer'],
+    [{ version: 1.5 }, 'InvalidBindingAnnotation', 'version 1.5 is not a positive integer'],
+    [{ version: 0 }, 'InvalidBindingAnnotation', 'version 0 is not a positive integer'],
+    [{ version: 1 }, 'UnsupportedBindingVersion', 'version 1 is not supported (this build reads version 2)'],
+    [{ version: 3 }, 'UnsupportedBindingVersion', 'version 3 is not supported (this build reads version 2)'],
+    [{ version: 2, name: 7 }, 'InvalidBindingAnnotation', 'name: Invalid input: expected string, received number'],
+  ])('rejects %j as %s: %s, naming the object', (document, code, detail) => {
+    expect(outcome(validateVersioned(document, kind, pod))).toEqual({ code, detail, object: pod });
+  });
+
+  it('returns the parsed document at the supported version', () => {
+    expect(outcome(validateVersioned({ version: 2, name: 'a' }, kind, pod))).toEqual({ value: { version: 2, name: 'a' } });
+  });
+});
+
+describe('parseJsonObject', () => {
+  const pod = { kind: 'Pod', namespace: 'ai-workloads', name: 'trainer-0' };
+  const outcome = (result: ReturnType<typeof parseJsonObject>) =>
+    result.ok ? { value: result.value } : { code: result.error.code, detail: result.error.detail, object: result.error.object };
+
+  it.each([
+    [42, 'must be a JSON string, got 42'],
+    [null, 'must be a JSON string, got null'],
+    ['{"a":1.0}', 'number 1.0 at a cannot be read exactly'],
+  ])("rejects %p under the caller's code and object: %s", (raw, detail) => {
+    expect(outcome(parseJsonObject(raw as string, 'InvalidManagedNetworksRegistry', pod))).toEqual({
+      code: 'InvalidManagedNetworksRegistry',
+      detail,
+      object: pod,
+    });
   });
 });

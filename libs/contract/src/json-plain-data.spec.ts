@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { toPlainData } from './json-plain-data.ts';
-import { parseStrictJson } from './strict-json.ts';
+import { type JsonValue, parseStrictJson } from './strict-json.ts';
 
 function plain(text: string): unknown {
   const parsed = parseStrictJson(text);
@@ -47,6 +47,17 @@ describe('toPlainData', () => {
   it('names the path of a refused number', () => {
     expect(plain('{"a":[{"b":1.50}]}')).toBe('number 1.50 at a[0].b cannot be read exactly');
     expect(plain('2.0')).toBe('number 2.0 at the root cannot be read exactly');
+  });
+
+  it('names the index of a refused number after earlier elements', () => {
+    expect(plain('[1,[2],2.0]')).toBe('number 2.0 at [2] cannot be read exactly');
+    expect(plain('{"a":[1,2],"b":{"c":3},"d":4.0}')).toBe('number 4.0 at d cannot be read exactly');
+  });
+
+  it('lets any failure other than an inexact number propagate (deeper nesting than the parser allows)', () => {
+    let deep: JsonValue = [];
+    for (let depth = 0; depth < 1_000_000; depth += 1) deep = [deep];
+    expect(() => toPlainData(deep)).toThrow(RangeError);
   });
 
   it('passes strings, booleans and null through', () => {

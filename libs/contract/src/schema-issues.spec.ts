@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { describeFirstIssue } from './schema-issues.ts';
 import { parseBindingAnnotation } from './binding.ts';
 import { validateGeneratedSelection } from './selection.ts';
 
@@ -32,5 +34,29 @@ describe('parse error messages', () => {
     const result = parseBindingAnnotation(`{"${key}":1,"${key}":1}`);
     expect(result.ok ? 'accepted' : result.error.code).toBe('InvalidBindingAnnotation');
     expect(result.ok ? 0 : result.error.message.length).toBeLessThan(1_000);
+  });
+});
+
+describe('describeFirstIssue', () => {
+  const firstIssue = (schema: z.ZodType, value: unknown): string => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? 'accepted' : describeFirstIssue(parsed.error);
+  };
+
+  it('writes object keys with dots and array indexes in brackets', () => {
+    const schema = z.object({ entries: z.array(z.object({ uid: z.string() })) });
+    expect(firstIssue(schema, { entries: [{ uid: 'a' }, { uid: 7 }] })).toBe('entries[1].uid: Invalid input: expected string, received number');
+  });
+
+  it('starts a path at an index without a dot', () => {
+    expect(firstIssue(z.array(z.object({ uid: z.string() })), [{ uid: 7 }])).toBe('[0].uid: Invalid input: expected string, received number');
+  });
+
+  it('gives the bare message for a problem with the value itself', () => {
+    expect(firstIssue(z.string(), 7)).toBe('Invalid input: expected string, received number');
+  });
+
+  it('says "invalid value" for an error without issues', () => {
+    expect(describeFirstIssue(new z.ZodError([]))).toBe('invalid value');
   });
 });

@@ -1,8 +1,10 @@
 import { Agent, type RequestOptions, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { KubeConfig } from '@kubernetes/client-node';
 import { type ObjectRef, SriovDraError } from '@sriov-dra/contract';
-import { type ApiRequestInfo, type ApiStatus, KubeApiError, classifyStatus, classifyTransportError, errorMessage } from './api-errors.ts';
+import { type ApiRequestInfo, type ApiStatus, KubeApiError, classifyStatus, classifyTransportError } from './api-errors.ts';
+import type { ClientConfig } from './client-config.ts';
+import { inClusterConfig } from './in-cluster.ts';
+import { defaultKubeconfigFiles, loadKubeconfig } from './kubeconfig.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import { type ObjectLocation, type ResourceType, resourcePath } from './resources.ts';
 
@@ -98,40 +100,39 @@ function parseStatus(text: string): ApiStatus | undefined {
  * A small typed REST client over node:https. Objects stay plain JSON (nothing is dropped by model
  * classes), failures are typed (KubeApiError, MalformedApiResponse), and every request passes the
  * QPS/burst limiter and a deadline.
- * Kubeconfig parsing and authentication (certificates, tokens, exec plugins, in-cluster service
- * account tokens with rotation) come from @kubernetes/client-node's KubeConfig.
+ * The connection settings come resolved from kubeconfig.ts or in-cluster.ts; a 401 makes rotating
+ * credentials (token files, exec plugins) refresh, and the request is sent once more.
  */
 export class KubeClient {
   private readonly limiter: TokenBucket;
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
   private readonly requestTimeoutMs: number;
   private readonly userAgent: string;
-  readonly config: KubeConfig;
+  readonly config: ClientConfig;
 
-  constructor(config: KubeConfig, options: KubeClientOptions = {}) {
+  constructor(config: ClientConfig, options: KubeClientOptions = {}) {
     this.config = config;
     this.limiter = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'sriov-dra';
   }
 
-  /** From a kubeconfig file, or the default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
+  /**
+   * From a kubeconfig file (its current-context), or the default chain: $KUBECONFIG (':'-separated files,
+   * merged as kubectl merges them), ~/.kube/config, in-cluster.
+   */
   static fromKubeConfig(path: string | undefined, options: KubeClientOptions = {}): KubeClient {
-    const config = new KubeConfig();
-    if (path === undefined) config.loadFromDefault();
-    else config.loadFromFile(path);
-    return new KubeClient(config, options);
+    const files = path === undefined ? defaultKubeconfigFiles() : [path];
+    return new KubeClient(files.length === 0 ? inClusterConfig() : loadKubeconfig(files), options);
   }
 
   /** The Pod's service account: token re-read as it rotates. */
   static inCluster(options: KubeClientOptions = {}): KubeClient {
-    const config = new KubeConfig();
-    config.loadFromCluster();
-    return new KubeClient(config, options);
+    return new KubeClient(inClusterConfig(), options);
   }
 
   /** The same connection with other credentials or limits, e.g. for impersonation in tests. */
-  static fromConfig(config: KubeConfig, options: KubeClientOptions = {}): KubeClient {
+  static fromConfig(config: ClientConfig, options: KubeClientOptions = {}): KubeClient {
     return new KubeClient(config, options);
   }
 
@@ -140,52 +141,53 @@ export class KubeClient {
   }
 
   private async open(req: ApiRequest, signal: AbortSignal): Promise<{ response: IncomingMessage; info: ApiRequestInfo }> {
-    const cluster = this.config.getCurrentCluster();
-    if (cluster === null) throw new SriovDraError('InvalidKubeconfig', `context "${this.config.getCurrentContext()}" names no cluster`);
-    let url: URL;
-    try {
-      url = new URL(`${req.path}${queryString(req.query)}`, cluster.server);
-    } catch (error) {
-      throw new SriovDraError('InvalidKubeconfig', `cluster "${cluster.name}" has no valid server URL (${JSON.stringify(cluster.server)})`, { cause: error });
-    }
+    const { server, credentials } = this.config;
+    // Below the server URL's path: an API served behind a proxy prefix keeps its prefix.
+    const url = new URL(`${server.pathname.replace(/\/$/, '')}${req.path}${queryString(req.query)}`, server);
     const info: ApiRequestInfo = { method: req.method, path: url.pathname, object: req.object };
     const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    let response = await this.send(req, url, body, info, signal);
+    // Rejected credentials: a rotated token file or a fresh exec credential may be accepted; once.
+    if (response.statusCode === 401 && credentials?.refresh() === true) {
+      response.resume();
+      response = await this.send(req, url, body, info, signal);
+    }
+    return { response, info };
+  }
+
+  private async send(req: ApiRequest, url: URL, body: string | undefined, info: ApiRequestInfo, signal: AbortSignal): Promise<IncomingMessage> {
+    const { tls, credentials } = this.config;
+    const auth = (await credentials?.current()) ?? {};
+    // The TLS material rides on each request's options; the keep-alive agent pools connections by it.
     const options: RequestOptions = {
       method: req.method,
       host: url.hostname,
       port: url.port,
       path: `${url.pathname}${url.search}`,
       signal,
+      agent: this.agent,
+      ca: tls.ca,
+      cert: auth.cert ?? tls.cert,
+      key: auth.key ?? tls.key,
+      rejectUnauthorized: tls.rejectUnauthorized,
+      servername: tls.servername,
       headers: {
         Accept: contentTypes.json,
         'User-Agent': this.userAgent,
+        ...(auth.token === undefined ? {} : { Authorization: `Bearer ${auth.token}` }),
         ...(body === undefined ? {} : { 'Content-Type': req.contentType ?? contentTypes.json, 'Content-Length': Buffer.byteLength(body) }),
       },
     };
-    // Adds TLS material and the Authorization header (static, file-backed or exec-plugin token). It also
-    // installs a fresh Agent per call, which would cost a TLS handshake per request; the TLS material
-    // stays on the options, so our keep-alive agent pools connections by it instead. (kubeconfig
-    // proxy-url is therefore not supported.)
-    try {
-      await this.config.applyToHTTPSOptions(options);
-    } catch (error) {
-      // An unreadable certificate file or a failing exec credential plugin: the kubeconfig's user is unusable.
-      throw new SriovDraError('InvalidKubeconfig', `user "${this.config.getCurrentUser()?.name ?? ''}" has no usable credentials: ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
-    options.agent = this.agent;
     await this.limiter.acquire(signal);
     let sent = false;
     try {
-      const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      return await new Promise<IncomingMessage>((resolve, reject) => {
         const request = httpsRequest(options, resolve);
         request.on('error', reject);
         request.end(body, () => {
           sent = true;
         });
       });
-      return { response, info };
     } catch (error) {
       throw classifyTransportError(error, info, sent);
     }

@@ -11,3 +11,7 @@ export * from './resources.ts';
 export * from './retry.ts';
 export * from './work-queue.ts';
 export * from './reads.ts';
+export * from './client-config.ts';
+export type { AuthMaterial, Credentials } from './credentials.ts';
+export * from './in-cluster.ts';
+export * from './kubeconfig.ts';

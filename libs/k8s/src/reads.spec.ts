@@ -1,14 +1,26 @@
 import { describe, expect, it } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { isSriovDraError } from '@sriov-dra/contract';
+import type { ClientConfig } from './client-config.ts';
 import { KubeClient, type KubeObject } from './client.ts';
 import { readPod } from './reads.ts';
+
+/** Never used to connect: every GET is answered in memory. */
+const unused: ClientConfig = {
+  origin: 'test',
+  context: 'c',
+  clusterName: 'c',
+  userName: '',
+  server: new URL('https://127.0.0.1:1'),
+  namespace: undefined,
+  tls: { rejectUnauthorized: true },
+  credentials: undefined,
+};
 
 /** Answers every GET with a fixed body: a pure test of response validation. */
 class CannedClient extends KubeClient {
   private readonly body: unknown;
   constructor(body: unknown) {
-    super(new KubeConfig());
+    super(unused);
     this.body = body;
   }
   override get<T extends KubeObject>(): Promise<T> {

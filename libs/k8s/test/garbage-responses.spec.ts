@@ -6,12 +6,12 @@ import { type Server, createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { isSriovDraError } from '@sriov-dra/contract';
 import { KubeClient } from '../src/client.ts';
 import { LeaderElector } from '../src/leader-election.ts';
 import { resourceTypes } from '../src/resources.ts';
 import { LocalPki } from '../src/testing/certs.ts';
+import { writeKubeconfig } from '../src/testing/kubeconfig.ts';
 
 /** Path → [content type, body]; anything else is 404. */
 const answers: Record<string, readonly [string, string]> = {
@@ -26,6 +26,7 @@ const answers: Record<string, readonly [string, string]> = {
 let dir: string;
 let server: Server;
 let client: (server?: string) => KubeClient;
+let caCert: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sriov-dra-garbage-'));
@@ -39,16 +40,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const url = typeof address === 'object' && address !== null ? `https://127.0.0.1:${address.port}` : '';
-  client = (at = url) => {
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: [{ name: 'c', server: at, caFile: pki.caCert, skipTLSVerify: false }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
-      currentContext: 'c',
-    });
-    return KubeClient.fromConfig(config);
-  };
+  client = (at = url) => KubeClient.fromKubeConfig(writeKubeconfig(join(dir, 'garbage.kubeconfig'), at, pki.caCert, 'u', { token: 't' }));
+  caCert = pki.caCert;
 });
 
 afterAll(async () => {
@@ -89,19 +82,17 @@ describe('garbage from the server', () => {
     expect(await codeOf(() => drain(client().watch(resourceTypes.pod, { namespace, resourceVersion: '1', signal })))).toBe('MalformedApiResponse');
   });
 
-  it('a kubeconfig without a usable server is InvalidKubeconfig', async () => {
-    expect(await codeOf(() => client('not a url').get(resourceTypes.pod, { namespace: 'n', name: 'p' }))).toBe('InvalidKubeconfig');
+  // Both are refused when the client is made, before any request: a process fails at startup.
+  it('a kubeconfig without a usable server is InvalidKubeconfig', () => {
+    expect(() => client('not a url')).toThrow(expect.objectContaining({ code: 'InvalidKubeconfig' }));
   });
 
-  it('a kubeconfig whose client certificate cannot be read is InvalidKubeconfig', async () => {
-    const config = new KubeConfig();
-    config.loadFromOptions({
-      clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: false }],
-      users: [{ name: 'u', certFile: join(dir, 'missing.crt'), keyFile: join(dir, 'missing.key') }],
-      contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
-      currentContext: 'c',
+  it('a kubeconfig whose client certificate cannot be read is InvalidKubeconfig', () => {
+    const path = writeKubeconfig(join(dir, 'missing-cert.kubeconfig'), 'https://127.0.0.1:1', caCert, 'u', {
+      cert: join(dir, 'missing.crt'),
+      key: join(dir, 'missing.key'),
     });
-    expect(await codeOf(() => KubeClient.fromConfig(config).get(resourceTypes.pod, { namespace: 'n', name: 'p' }))).toBe('InvalidKubeconfig');
+    expect(() => KubeClient.fromKubeConfig(path)).toThrow(expect.objectContaining({ code: 'InvalidKubeconfig' }));
   });
 
   it('leader election timings that could elect two leaders are InvalidComponentSetting', () => {
@@ -118,6 +109,6 @@ describe('garbage from the server', () => {
   });
 
   it('a client rate limit that admits nothing is InvalidComponentSetting', () => {
-    expect(() => new KubeClient(new KubeConfig(), { qps: 0 })).toThrow(expect.objectContaining({ code: 'InvalidComponentSetting' }));
+    expect(() => new KubeClient(client().config, { qps: 0 })).toThrow(expect.objectContaining({ code: 'InvalidComponentSetting' }));
   });
 });

@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../client.ts';
 import { controlPlaneBinaries } from './binaries.ts';
 import { LocalPki } from './certs.ts';
@@ -226,6 +225,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     }
 
     const clients: KubeClient[] = [adminClient];
+    let tokenClients = 0;
     const track = (client: KubeClient): KubeClient => {
       clients.push(client);
       return client;
@@ -255,14 +255,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         );
       },
       clientWithToken(token) {
-        const config = new KubeConfig();
-        config.loadFromOptions({
-          clusters: [{ name: 'c', server, caFile: pki.caCert, skipTLSVerify: false }],
-          users: [{ name: 'u', token }],
-          contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
-          currentContext: 'c',
-        });
-        return track(KubeClient.fromConfig(config, { qps: 1_000, burst: 1_000 }));
+        tokenClients += 1;
+        const path = writeKubeconfig(join(dir, `token-${tokenClients}.kubeconfig`), server, pki.caCert, 'token-user', { token });
+        return track(KubeClient.fromKubeConfig(path, { qps: 1_000, burst: 1_000 }));
       },
       components() {
         return processes.map((process) => ({ name: process.name, pid: process.child.pid, port: componentPorts.get(process.name) }));

@@ -128,7 +128,8 @@ describe("Go's verdict on the address table", () => {
     expect(await goAccepts({ ips: [text] })).toBe(valid);
   });
 
-  it.each(CIDR_CASES)('net.ParseCIDR(%j) succeeds: %s', async (text, valid) => {
+  // Multus takes an entry without "/" as an address, so only the table's rows with one ask ParseCIDR.
+  it.each(CIDR_CASES.filter(([text]) => text.includes('/')))('net.ParseCIDR(%j) succeeds: %s', async (text, valid) => {
     expect(await goAccepts({ ips: [text] })).toBe(valid);
   });
 });

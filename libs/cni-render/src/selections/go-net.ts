@@ -44,7 +44,8 @@ function isIPv4(text: string): boolean {
       digits += 1;
       if (value > 255) return false;
     } else if (c === 0x2e) {
-      if (digits === 0 || fields === 3) return false;
+      // A fifth field is refused at the end, where exactly four are required.
+      if (digits === 0) return false;
       fields += 1;
       value = 0;
       digits = 0;
@@ -70,8 +71,9 @@ function isIPv6(input: string): boolean {
     const group = /^[0-9a-fA-F]*/.exec(text)?.[0] ?? '';
     if (group.length === 0 || group.length > 4) return false;
     if (text[group.length] === '.') {
-      // An embedded IPv4 address takes the last two fields.
-      if ((ellipsis < 0 && filled !== 12) || filled + 4 > 16) return false;
+      // An embedded IPv4 address takes the last four bytes; with fewer groups before it and no "::",
+      // the check after the loop refuses the address as too short.
+      if (filled > 12) return false;
       if (!isIPv4(text)) return false;
       text = '';
       filled += 4;

@@ -18,6 +18,7 @@ import {
   type ControlPlane,
   DRIVER_CHART_DIR,
   createNamespace,
+  createReadyNode,
   installCrds,
   renderChartTemplate,
   startControlPlane,
@@ -30,7 +31,6 @@ import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sy
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { KubeletPeer, type PeerAnswer } from './kubelet-peer.ts';
-import { createReadyNode } from './ready-node.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -5,13 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
 import { type ApiRequest, KubeClient, type KubeObject, contentTypes, readPod, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import type { PhysicalFunction, VirtualFunction } from '../src/discovery/virtual-function.ts';
 import type { InventoryDevice } from '../src/policy/policy-devices.ts';
 import { resourceSliceName } from '../src/slices/slice-name.ts';
 import { SlicePublication } from '../src/slices/slice-publication.ts';
 import type { PublishResult } from '../src/slices/slice-publisher.ts';
-import { createReadyNode } from './ready-node.ts';
 
 const NAMESPACE = 'dra-driver-sriov';
 const NODE = 'worker-a';

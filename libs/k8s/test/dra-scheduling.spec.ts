@@ -6,32 +6,12 @@ import { DRIVER_NAME } from '@sriov-dra/contract';
 import type { KubeObject } from '../src/client.ts';
 import { readPod, readResourceClaim } from '../src/reads.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { waitFor } from '../src/testing/index.ts';
+import { createReadyNode, waitFor } from '../src/testing/index.ts';
 import { useControlPlane } from './fixtures.ts';
 
 const shared = useControlPlane({ controllerManager: true, scheduler: true, namespace: 'dra' });
 
-async function readyNode(name: string): Promise<KubeObject> {
-  const node = await shared.admin.create(resourceTypes.node, {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-  });
-  const now = new Date().toISOString();
-  await shared.admin.patch(
-    resourceTypes.node,
-    { name, subresource: 'status' },
-    {
-      status: {
-        capacity: { cpu: '8', memory: '16Gi', pods: '110' },
-        allocatable: { cpu: '8', memory: '16Gi', pods: '110' },
-        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated', lastHeartbeatTime: now, lastTransitionTime: now }],
-      },
-    },
-    'application/merge-patch+json',
-  );
-  return node;
-}
+const readyNode = (name: string): Promise<KubeObject> => createReadyNode(shared.admin, name);
 
 describe('DRA allocation by the real scheduler', () => {
   it('allocates a VF from the node slice to a ResourceClaimTemplate claim and binds the Pod', async () => {

@@ -5,4 +5,5 @@ export * from './crds.ts';
 export { writeKubeconfig } from './kubeconfig.ts';
 export * from './namespaces.ts';
 export { freePort, isProcessAlive, waitFor } from './processes.ts';
+export * from './ready-node.ts';
 export * from './tcp-proxy.ts';

@@ -1,11 +1,16 @@
-import { type KubeClient, contentTypes, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, type KubeObject, contentTypes } from '../client.ts';
+import { resourceTypes } from '../resources.ts';
 
 /**
  * A Node object the scheduler will place Pods on, standing in for a node whose kubelet is not running:
  * created with the given labels, then given capacity and a Ready condition through the status subresource.
  */
-export async function createReadyNode(client: KubeClient, name: string, labels: Readonly<Record<string, string>> = {}): Promise<void> {
-  await client.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } });
+export async function createReadyNode(client: KubeClient, name: string, labels: Readonly<Record<string, string>> = {}): Promise<KubeObject> {
+  const node = await client.create(resourceTypes.node, {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+  });
   const now = new Date().toISOString();
   await client.patch(
     resourceTypes.node,
@@ -19,4 +24,5 @@ export async function createReadyNode(client: KubeClient, name: string, labels: 
     },
     contentTypes.mergePatch,
   );
+  return node;
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export default {
   globalSetup: fileURLToPath(new URL('./tools/jest-node-version.js', import.meta.url)),
+  setupFiles: [fileURLToPath(new URL('./tools/jest-property-seed.js', import.meta.url))],
   testEnvironment: 'node',
   testEnvironmentOptions: { customExportConditions: ['@sriov-dra/source', 'node', 'node-addons'] },
   extensionsToTreatAsEsm: ['.ts'],

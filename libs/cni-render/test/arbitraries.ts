@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { JsonNumber, type JsonObject, type JsonValue } from '@sriov-dra/contract';
+import { PLUGIN_FIELD_TABLES } from '../src/plugin-fields.ts';
 
 /** JSON numbers as a person might write them, including ones float64 cannot hold exactly. */
 const numberText = fc.oneof(
@@ -32,7 +33,8 @@ export const jsonValue: fc.Arbitrary<JsonValue> = jsonValues(fc.oneof(numberText
 /**
  * The keys Go's encoding/json tells apart: it matches struct fields case-insensitively (keys here are
  * ASCII, where its folding is plain uppercasing), so a CNI configuration must not hold two keys that
- * differ only in case, nor another spelling of a field some CNI reader decodes.
+ * differ only in case, nor another spelling of a field some CNI reader decodes. Extensions also stay
+ * clear of the typed fields of the sriov and tuning plugins, whose values must have their Go types.
  */
 const goKeyOf = (k: string): string => k.toUpperCase();
 const cniFields = new Set(
@@ -56,6 +58,7 @@ const cniFields = new Set(
     'domain',
     'search',
     'options',
+    ...[...PLUGIN_FIELD_TABLES.values()].flatMap((fields) => [...fields.keys()]),
   ].map(goKeyOf),
 );
 const extensionKey = key.filter((k) => !cniFields.has(goKeyOf(k)));

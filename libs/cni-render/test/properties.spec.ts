@@ -1,5 +1,6 @@
 // Property tests, 10^4 runs each (npm run fuzz runs the same properties 10^6 times). PROPERTY_RUNS
-// overrides the count, e.g. for mutation testing, which reruns the suite once per mutant.
+// overrides the count, e.g. for mutation testing, which reruns the suite once per mutant; the seed is
+// fixed by tools/jest-property-seed.js (PROPERTY_SEED=random explores).
 import { describe, it } from '@jest/globals';
 import { properties } from './properties.ts';
 

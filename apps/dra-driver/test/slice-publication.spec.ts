@@ -1,10 +1,11 @@
 // Policy resolution and ResourceSlice publication against the real API server (v1.36): the slices pass
 // its validation, an unchanged republish writes nothing, a DeviceAttributes or inventory change
 // rewrites the pool once under the next generation, more than 128 devices make two slices, an
-// unresolved selector withholds its devices, and kube-scheduler allocates two VFs on one PCIe root.
+// unresolved selector or a device over the attribute budget withholds those devices (a Warning Event on
+// the Node names them) while the rest still publish, and kube-scheduler allocates two VFs on one PCIe root.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
-import { type ApiRequest, KubeClient, type KubeObject, contentTypes, readPod, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
+import { type ApiRequest, EventRecorder, KubeClient, type KubeObject, contentTypes, readPod, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import type { PhysicalFunction, VirtualFunction } from '../src/discovery/virtual-function.ts';
 import type { InventoryDevice } from '../src/policy/policy-devices.ts';
@@ -51,6 +52,15 @@ function inventory(perPf: readonly number[]): InventoryDevice[] {
   return PFS.flatMap((parent, at) => Array.from({ length: perPf[at] ?? 0 }, (_, index) => inventoryDevice(parent, index)));
 }
 
+interface StoredEvent extends KubeObject {
+  readonly type: string;
+  readonly reason: string;
+  readonly action: string;
+  readonly note: string;
+  readonly reportingController: string;
+  readonly regarding: { kind: string; name: string; uid: string };
+}
+
 interface StoredSlice extends KubeObject {
   readonly spec: { pool: { name: string; generation: number; resourceSliceCount: number }; devices?: { name: string; attributes?: Record<string, unknown> }[] };
 }
@@ -59,6 +69,8 @@ describe('ResourceSlice publication on a real control plane', () => {
   let cp: ControlPlane;
   let client: CountingClient;
   let publication: SlicePublication;
+  let events: EventRecorder;
+  const eventErrors: unknown[] = [];
   let devices = inventory([4, 2, 2]);
   const passes: PublishResult[] = [];
   const stop = new AbortController();
@@ -71,6 +83,12 @@ describe('ResourceSlice publication on a real control plane', () => {
     );
   const deviceNames = async (): Promise<string[]> => (await slices()).flatMap((slice) => (slice.spec.devices ?? []).map((device) => device.name));
   const writingPasses = (): number => passes.filter((pass) => pass.created + pass.updated + pass.deleted > 0).length;
+  /** The Warning Events on the Node with this reason (Node events live in the default namespace). */
+  const nodeWarnings = async (reason: string): Promise<StoredEvent[]> =>
+    (await admin().list<StoredEvent>(resourceTypes.event, { namespace: 'default' })).items.filter(
+      (event) => event.regarding.kind === 'Node' && event.regarding.name === NODE && event.type === 'Warning' && event.reason === reason,
+    );
+  const namesOn = (netdev: string): string[] => devices.filter((device) => device.vf.pf.netdev === netdev).map((device) => device.name);
 
   beforeAll(async () => {
     cp = await startControlPlane({ controllerManager: true, scheduler: true });
@@ -79,6 +97,7 @@ describe('ResourceSlice publication on a real control plane', () => {
     await createNamespace(cp.adminClient, 'workloads');
     await createReadyNode(cp.adminClient, NODE, { pool: 'gpu' });
     client = new CountingClient(KubeClient.fromKubeConfig(cp.kubeconfig).config, { qps: 1_000, burst: 1_000 });
+    events = new EventRecorder(client, { reportingController: DRIVER_NAME, reportingInstance: NODE, onError: (error) => eventErrors.push(error) });
     publication = new SlicePublication({
       client,
       driver: DRIVER_NAME,
@@ -87,6 +106,7 @@ describe('ResourceSlice publication on a real control plane', () => {
       limits: { listAttributes: false },
       inventory: () => devices,
       resyncMs: 0,
+      events,
       onPass: (_resolution, result) => passes.push(result),
     });
     running = publication.run(stop.signal);
@@ -95,6 +115,7 @@ describe('ResourceSlice publication on a real control plane', () => {
   afterAll(async () => {
     stop.abort();
     await running?.catch(() => undefined);
+    await events.close();
     client.close();
     await cp.stop();
   }, 60_000);
@@ -201,7 +222,19 @@ describe('ResourceSlice publication on a real control plane', () => {
     await admin().delete(resourceTypes.deviceAttributes, { namespace: NAMESPACE, name: 'rail-a' });
     await waitFor('rail-a devices withdrawn', async () => (await deviceNames()).length === 202, { timeoutMs: 30_000 });
     const published = new Set(await deviceNames());
-    expect(devices.filter((device) => device.vf.pf.netdev === 'ens1f0').some((device) => published.has(device.name))).toBe(false);
+    expect(namesOn('ens1f0').some((name) => published.has(name))).toBe(false);
+    await waitFor('the Node warned', async () => (await nodeWarnings('InvalidSriovResourcePolicy')).length > 0, { timeoutMs: 30_000 });
+    const [warning, ...others] = await nodeWarnings('InvalidSriovResourcePolicy');
+    expect(others).toEqual([]);
+    expect(warning?.action).toBe('PublishResourceSlices');
+    expect(warning?.reportingController).toBe(DRIVER_NAME);
+    expect(warning?.regarding.uid).toBe((await admin().get(resourceTypes.node, { name: NODE })).metadata.uid);
+    // The devices by name, the policy and what to change: the four ens1f0 VFs and nothing else.
+    expect(warning?.note).toMatch(/^withheld ([0-9a-f-]+, ){3}[0-9a-f-]+: /);
+    expect(warning?.note.slice('withheld '.length, warning.note.indexOf(': ')).split(', ')).toEqual(namesOn('ens1f0'));
+    expect(warning?.note).toContain('SriovResourcePolicy dra-driver-sriov/rails');
+    expect(warning?.note).toContain('deviceAttributesSelector selects no DeviceAttributes object in dra-driver-sriov');
+    expect(eventErrors).toEqual([]);
   }, 60_000);
 
   it('kube-scheduler allocates two VFs on one PCIe root from the published slices', async () => {
@@ -265,4 +298,19 @@ describe('ResourceSlice publication on a real control plane', () => {
     ]);
     expect(results.map((result) => byName.get(result.device)?.vf.pf.netdev)).toEqual(['ens1f1', 'ens1f0']);
   }, 120_000);
+
+  it('withholds a device over the attribute budget, warns naming it, and still publishes the others', async () => {
+    // The four discovered attributes plus 29 from rail-a make 33, one over the API server's 32 per device.
+    const many = Object.fromEntries(Array.from({ length: 29 }, (_, n) => [`example.com/a${String(n)}`, { int: n }]));
+    await admin().patch(resourceTypes.deviceAttributes, { namespace: NAMESPACE, name: 'rail-a' }, { spec: { attributes: many } }, contentTypes.mergePatch);
+    await waitFor('rail-a devices withheld', async () => (await deviceNames()).length === 202, { timeoutMs: 30_000 });
+    const published = new Set(await deviceNames());
+    expect(namesOn('ens1f0').some((name) => published.has(name))).toBe(false);
+    expect([...namesOn('ens1f1'), ...namesOn('ens2f0')].every((name) => published.has(name))).toBe(true);
+    await waitFor('the Node warned', async () => (await nodeWarnings('AttributeBudgetExceeded')).length > 0, { timeoutMs: 30_000 });
+    const notes = (await nodeWarnings('AttributeBudgetExceeded')).map((event) => event.note);
+    // One Event per distinct reason: each device's message names that device, so one per device here.
+    expect(notes.map((note) => note.slice('withheld '.length, note.indexOf(': '))).sort()).toEqual([...namesOn('ens1f0')].sort());
+    for (const note of notes) expect(note).toContain('33 attributes and 0 capacities make 33, over the limit of 32');
+  }, 60_000);
 });

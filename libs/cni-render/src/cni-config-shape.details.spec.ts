@@ -37,6 +37,13 @@ describe('checkGoDecodable details', () => {
     [list('', ',"dns":{"options":[null]}'), 'MalformedCniConfig: plugins[0].dns.options must be a list of strings'],
     [single(',"capabilities":{"mac":1}'), 'MalformedCniConfig: capabilities must be an object of booleans'],
     [single(',"capabilities":[]'), 'MalformedCniConfig: capabilities must be an object of booleans'],
+    [single(',"capabilities":{"mac":true,"ips":"true"}'), 'MalformedCniConfig: capabilities must be an object of booleans'],
+    // An empty root type is no type: the root is a conflist and its plugins are read.
+    [
+      '{"cniVersion":"1.0.0","name":"n","type":"","plugins":[{"type":"sriov","vlan":"x"}]}',
+      'MalformedCniConfig: plugins[0].vlan must be a 64-bit integer, found string; the sriov plugin could not decode its configuration',
+    ],
+    ['{"cniVersion":"1.0.0","name":"n","type":null,"plugins":[{"type":"sriov"}]}', 'MalformedCniConfig: type must be a string, found null'],
     [single(',"prevResult":"x"'), 'MalformedCniConfig: prevResult must be an object'],
     [single(',"Ipam":{}'), 'MisspelledCniKey: key "Ipam" is read as "ipam" by some CNI readers and ignored by others; spell it "ipam"'],
     [
@@ -59,6 +66,7 @@ describe('checkGoDecodable details', () => {
 
   it.each([
     list(',"disableCheck":true,"disableGC":false,"loadOnlyInlinedPlugins":"FALSE"', ',"ipam":null,"dns":null,"capabilities":null,"prevResult":null'),
+    list(',"loadOnlyInlinedPlugins":"True"', ''),
     list(
       ',"loadOnlyInlinedPlugins":true',
       ',"dns":{"nameservers":["192.0.2.53"],"domain":"d","search":[],"options":["ndots:2"]},"capabilities":{"mac":true},"prevResult":{}',

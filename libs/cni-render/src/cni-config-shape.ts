@@ -109,9 +109,10 @@ function checkPluginTypes(plugin: JsonObject, path: string, object: ObjectRef): 
  * on, a PluginConf field of the wrong JSON type, and conflist-only fields of the wrong type.
  */
 export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<void> {
-  // Multus reads a root with a type as a single plugin and ignores plugins and the list flags then.
+  // Multus reads a root with a type as a single plugin and ignores plugins and the list flags then. A
+  // root type that is not a string (null included) is refused below with the root's other fields.
   const rootType = root.get('type');
-  const list = (rootType === undefined || rootType === null || rootType === '') && root.has('plugins');
+  const list = (rootType === undefined || rootType === '') && root.has('plugins');
   const plugins = root.get('plugins');
   const entries: (readonly [JsonObject, string])[] =
     list && Array.isArray(plugins) ? plugins.flatMap((plugin, index) => (isJsonObject(plugin) ? [[plugin, `plugins[${index}]`] as const] : [])) : [];
@@ -127,6 +128,7 @@ export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<vo
     const types = checkPluginTypes(node, path, object);
     if (!types.ok) return types;
     const type = node.get('type');
+    // Stryker disable next-line ConditionalExpression: checkPluginTypes has just refused a type that is not a string.
     const fields = typeof type === 'string' ? PLUGIN_FIELD_TABLES.get(type) : undefined;
     const problem = fields === undefined ? undefined : wrongField(node, fields);
     if (problem !== undefined) {

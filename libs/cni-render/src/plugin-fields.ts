@@ -76,18 +76,21 @@ export const PLUGIN_FIELD_TABLES: ReadonlyMap<string, FieldTable> = new Map([
 
 interface FoldIndex {
   readonly lengths: ReadonlySet<number>;
-  readonly byFold: ReadonlyMap<string, string>;
+  readonly byFold: ReadonlyMap<string, FieldType>;
 }
 const foldIndexes = new WeakMap<FieldTable, FoldIndex>();
 
 /** Go's field lookup: the exact name, else the field whose name folds the same (folding keeps lengths). */
-function fieldOf(fields: FieldTable, key: string): string | undefined {
-  if (fields.has(key)) return key;
+function fieldType(fields: FieldTable, key: string): FieldType | undefined {
+  const exact = fields.get(key);
+  // Stryker disable next-line ConditionalExpression: a shortcut; the exact name also folds to its own field.
+  if (exact !== undefined) return exact;
   let index = foldIndexes.get(fields);
+  // Stryker disable next-line ConditionalExpression: a cache; building the index again gives the same one.
   if (index === undefined) {
     index = {
       lengths: new Set([...fields.keys()].map((field) => field.length)),
-      byFold: new Map([...fields.keys()].map((field) => [goFoldKey(field), field])),
+      byFold: new Map([...fields].map(([field, type]) => [goFoldKey(field), type])),
     };
     foldIndexes.set(fields, index);
   }
@@ -138,9 +141,9 @@ function wrongType(value: JsonValue, type: FieldType): string | undefined {
 /** The first field of the object whose value the plugin's Go struct cannot hold, as "key: problem". */
 export function wrongField(object: JsonObject, fields: FieldTable): string | undefined {
   for (const [key, value] of object) {
-    const field = fieldOf(fields, key);
-    if (field === undefined) continue;
-    const problem = wrongType(value, fields.get(field) ?? 'string');
+    const type = fieldType(fields, key);
+    if (type === undefined) continue;
+    const problem = wrongType(value, type);
     if (problem !== undefined) return problem.startsWith('.') ? `${key}${problem}` : `${key} ${problem}`;
   }
   return undefined;

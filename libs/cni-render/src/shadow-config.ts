@@ -108,7 +108,7 @@ export function renderShadowConfig(source: SourceNad, allocatedPci: string): Res
 
   const rendered = materializeName(root, effectiveName);
   const bytes = serializeJson(rendered);
-  return ok({ bytes, sha256: createHash('sha256').update(bytes, 'utf8').digest('hex'), effectiveName, pluginIndex, pluginType: SRIOV_PLUGIN_TYPE });
+  return ok({ bytes, sha256: createHash('sha256').update(bytes).digest('hex'), effectiveName, pluginIndex, pluginType: SRIOV_PLUGIN_TYPE });
 }
 
 /** Puts the effective name at its place: where the source had it, else right after cniVersion. */

@@ -46,7 +46,7 @@ export function buildShadowNad(binding: BindingAnnotationV1, owner: ShadowOwner,
   if (!valid.ok) return valid;
   const object = { kind: 'NetworkAttachmentDefinition', namespace: owner.namespace, name: shadowNameFor(binding.attachmentID) };
   if (binding.podUID !== owner.uid) return fail('ConsumerMismatch', `binding is for Pod UID ${binding.podUID}, not ${owner.uid}`, { object });
-  const sha256 = createHash('sha256').update(rendered.bytes, 'utf8').digest('hex');
+  const sha256 = createHash('sha256').update(rendered.bytes).digest('hex');
   if (binding.configSHA256 !== rendered.sha256 || sha256 !== rendered.sha256) {
     return fail(
       'ShadowConflict',

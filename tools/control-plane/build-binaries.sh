@@ -8,13 +8,18 @@
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|all] (default all). Environment: K8S_VERSION (v1.36.3),
-# ETCD_VERSION (the release pinned by that Kubernetes version), CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION.
+# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|all] (default all). `k8s` builds K8S_VERSION alone;
+# `all` also builds every release a test names explicitly (pinned_k8s_versions below). Environment:
+# K8S_VERSION (v1.36.3), ETCD_VERSION (for K8S_VERSION only; by default each release's pinned etcd),
+# CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION.
 set -euo pipefail
 
 what=${1:-all}
 cache=${SRIOV_DRA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sriov-dra}
 k8s_version=${K8S_VERSION:-v1.36.3}
+# Releases that tests start by name whatever K8S_VERSION says: v1.36.3 and v1.37.2, whose allocators store
+# class configs differently (apps/dra-driver/test/allocation-config.spec.ts).
+pinned_k8s_versions=(v1.36.3 v1.37.2)
 cni_plugins_version=${CNI_PLUGINS_VERSION:-v1.10.0}
 whereabouts_version=${WHEREABOUTS_VERSION:-v0.9.2}
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
@@ -35,50 +40,59 @@ timed() { # timed <label> <command...>
 
 # The go.mod of k8s.io/kubernetes replaces every staging module with a local path that does not exist
 # outside its repository; map each one to the published module of the matching v0 version instead.
-k8s_module() {
-  local dir=$1 minor
-  minor=${k8s_version#v1.}
-  go mod download -json "k8s.io/kubernetes@$k8s_version" >"$work/k8s.json"
+k8s_module() { # k8s_module <dir> <version> [<etcd version>]
+  local dir=$1 version=$2 minor
+  minor=${version#v1.}
+  go mod download -json "k8s.io/kubernetes@$version" >"$dir.json"
   local gomod
-  gomod=$(sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p' "$work/k8s.json")
-  [ -f "$gomod" ] || die "cannot download k8s.io/kubernetes@$k8s_version"
+  gomod=$(sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p' "$dir.json")
+  [ -f "$gomod" ] || die "cannot download k8s.io/kubernetes@$version"
   (
     cd "$dir"
     go mod init sriov-dra.invalid/k8s-build >/dev/null 2>&1
-    go mod edit -go="$(sed -n 's/^go \(.*\)$/\1/p' "$gomod")" -require="k8s.io/kubernetes@$k8s_version"
+    go mod edit -go="$(sed -n 's/^go \(.*\)$/\1/p' "$gomod")" -require="k8s.io/kubernetes@$version"
     sed -n 's#^\s*\(k8s.io/[^ ]*\) => ./staging/.*$#\1#p' "$gomod" | while read -r module; do
       go mod edit -replace="$module=$module@v0.$minor"
     done
   )
-  etcd_version=${ETCD_VERSION:-$(sed -n 's#^\s*go.etcd.io/etcd/server/v3 \(v[^ ]*\).*$#\1#p' "$gomod")}
-  [ -n "$etcd_version" ] || die "cannot find the etcd version pinned by Kubernetes $k8s_version"
+  etcd_version=${3:-$(sed -n 's#^\s*go.etcd.io/etcd/server/v3 \(v[^ ]*\).*$#\1#p' "$gomod")}
+  [ -n "$etcd_version" ] || die "cannot find the etcd version pinned by Kubernetes $version"
 }
 
-build_k8s() {
-  local out=$cache/k8s/$k8s_version
-  if [ -f "$out/stamp" ]; then log "Kubernetes $k8s_version: cached in $out"; return; fi
-  mkdir -p "$work/k8s" "$out/bin"
-  k8s_module "$work/k8s"
-  local minor=${k8s_version#v1.}; minor=${minor%%.*}
+build_k8s() { # build_k8s <version> [<etcd version>]
+  local version=$1 out=$cache/k8s/$1 src=$work/k8s-$1
+  if [ -f "$out/stamp" ]; then log "Kubernetes $version: cached in $out"; return; fi
+  mkdir -p "$src" "$out/bin"
+  k8s_module "$src" "$version" "${2:-}"
+  local minor=${version#v1.}; minor=${minor%%.*}
   local pkg=k8s.io/component-base/version client=k8s.io/client-go/pkg/version ldflags="-s -w"
   for p in $pkg $client; do
-    ldflags+=" -X $p.gitVersion=$k8s_version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+    ldflags+=" -X $p.gitVersion=$version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
-  log "Kubernetes $k8s_version (etcd $etcd_version) into $out"
-  (cd "$work/k8s" && timed "kube-apiserver, kube-controller-manager, kube-scheduler, kubectl" \
+  log "Kubernetes $version (etcd $etcd_version) into $out"
+  (cd "$src" && timed "kube-apiserver, kube-controller-manager, kube-scheduler, kubectl" \
     go build -trimpath -ldflags "$ldflags" -o "$out/bin/" \
       k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
       k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
   # etcd's own main module carries replace directives, so build its entry point from a two-line main.
-  mkdir -p "$work/etcd"
+  mkdir -p "$work/etcd-$version"
   (
-    cd "$work/etcd"
+    cd "$work/etcd-$version"
     go mod init sriov-dra.invalid/etcd-build >/dev/null 2>&1
     printf 'package main\n\nimport (\n\t"os"\n\n\t"go.etcd.io/etcd/server/v3/etcdmain"\n)\n\nfunc main() { etcdmain.Main(os.Args) }\n' >main.go
     go get "go.etcd.io/etcd/server/v3@$etcd_version" >/dev/null 2>&1
     timed etcd go build -trimpath -ldflags "-s -w" -o "$out/bin/etcd" .
   )
-  printf 'kubernetes=%s\netcd=%s\ngo=%s\n' "$k8s_version" "$etcd_version" "$(go env GOVERSION)" >"$out/stamp"
+  printf 'kubernetes=%s\netcd=%s\ngo=%s\n' "$version" "$etcd_version" "$(go env GOVERSION)" >"$out/stamp"
+}
+
+# K8S_VERSION (with ETCD_VERSION if set), then each pinned release that differs from it.
+build_all_k8s() {
+  build_k8s "$k8s_version" "${ETCD_VERSION:-}"
+  local version
+  for version in "${pinned_k8s_versions[@]}"; do
+    if [ "$version" != "$k8s_version" ]; then build_k8s "$version"; fi
+  done
 }
 
 build_cni() {
@@ -140,11 +154,11 @@ go=$(go env GOVERSION)"
 }
 
 case $what in
-  k8s) build_k8s ;;
+  k8s) build_k8s "$k8s_version" "${ETCD_VERSION:-}" ;;
   cni) build_cni ;;
   peers) build_peers ;;
   kubelet-peer) build_kubelet_peer ;;
-  all) build_k8s; build_cni; build_peers; build_kubelet_peer ;;
+  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer ;;
   *) die "unknown target $what (k8s, cni, peers, kubelet-peer or all)" ;;
 esac
 log "done: $cache"

@@ -10,6 +10,11 @@ import { writeKubeconfig } from './kubeconfig.ts';
 import { type ManagedProcess, freePort, startProcess, waitFor } from './processes.ts';
 
 export interface ControlPlaneOptions {
+  /**
+   * The Kubernetes release to run, for a test whose expectations belong to one release; by default
+   * K8S_VERSION, else DEFAULT_K8S_VERSION. Its binaries must be built like the default ones.
+   */
+  readonly version?: string;
   /** Garbage collector, resourceclaim and service-account controllers (kube-controller-manager). */
   readonly controllerManager?: boolean;
   /** kube-scheduler with DRA allocation. */
@@ -134,7 +139,7 @@ export function httpsGetText(url: string, caCert: string): Promise<string> {
  * shared between two control planes; `stop` leaves no process or port behind.
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  const binaries = controlPlaneBinaries();
+  const binaries = controlPlaneBinaries(options.version);
   const dir = mkdtempSync(join(tmpdir(), 'sriov-dra-cp-'));
   const timeoutMs = options.startTimeoutMs ?? 60_000;
   const processes: ManagedProcess[] = [];

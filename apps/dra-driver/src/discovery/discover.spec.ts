@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { type FakeSysfsSpec, generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
 import { type Inventory, discoverInventory } from './discover.ts';
-import { createSysfs } from './sysfs.ts';
+import { type Sysfs, createSysfs } from './sysfs.ts';
 
 const roots: string[] = [];
 
@@ -177,6 +177,53 @@ describe('discoverInventory', () => {
       write(root, 'class/net/enp59s0f0/compat/devlink/mode', 'offload\n');
       const inventory = await discover(root);
       expect(inventory.skipped[0]?.error.code).toBe('MalformedSysfsValue');
+    });
+  });
+
+  describe('reading a bus of many functions', () => {
+    /** The sysfs of `root`, reporting each root-relative path it is asked for when the operation starts and ends. */
+    function observed(root: string, observe: (relative: string, phase: 'start' | 'end') => void): Sysfs {
+      const sysfs = createSysfs(root);
+      const wrap = <T>(relative: string, operation: () => Promise<T>): Promise<T> => {
+        observe(relative, 'start');
+        return operation().finally(() => {
+          observe(relative, 'end');
+        });
+      };
+      return {
+        describe: (relative) => sysfs.describe(relative),
+        readText: (relative) => wrap(relative, () => sysfs.readText(relative)),
+        list: (relative) => wrap(relative, () => sysfs.list(relative)),
+        readLink: (relative) => wrap(relative, () => sysfs.readLink(relative)),
+        resolve: (relative) => wrap(relative, () => sysfs.resolve(relative)),
+        kind: (relative) => wrap(relative, () => sysfs.kind(relative)),
+      };
+    }
+
+    it('reads at most eight PCI functions at a time', async () => {
+      const operations = new Map<string, number>();
+      let most = 0;
+      const sysfs = observed(tree(uniformLayout({ pfs: 2, vfsPerPf: 32 })), (relative, phase) => {
+        const fn = /^bus\/pci\/devices\/([^/]+)\//.exec(relative)?.[1];
+        if (fn === undefined) return;
+        const count = (operations.get(fn) ?? 0) + (phase === 'start' ? 1 : -1);
+        if (count === 0) operations.delete(fn);
+        else operations.set(fn, count);
+        most = Math.max(most, operations.size);
+      });
+      const result = await discoverInventory(sysfs);
+      expect(result.ok ? result.value.virtualFunctions : []).toHaveLength(64);
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(8);
+    });
+
+    it('reads nothing past sriov_totalvfs of a function without the SR-IOV capability', async () => {
+      const read: string[] = [];
+      const sysfs = observed(tree(uniformLayout({ pfs: 1, vfsPerPf: 2 })), (relative, phase) => {
+        if (phase === 'start') read.push(relative);
+      });
+      await discoverInventory(sysfs);
+      expect(read.filter((relative) => relative.endsWith('/sriov_numvfs'))).toEqual(['bus/pci/devices/0000:3b:00.0/sriov_numvfs']);
     });
   });
 

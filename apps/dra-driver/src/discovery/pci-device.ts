@@ -92,14 +92,15 @@ export async function readPciFunction(sysfs: Sysfs, pciAddress: string): Promise
   return { pciAddress, path: sysfs.describe(base), kind, realPath, vendor, device, pciClass, numaNode, driver, netdev, rdmaDevices };
 }
 
-/** The SR-IOV capability entries; `totalVfs` is missing on functions without the capability. */
-export async function readSriovEntries(sysfs: Sysfs, pciAddress: string): Promise<SriovEntries> {
+/**
+ * The SR-IOV capability entries; undefined for a function without the capability (no `sriov_totalvfs`),
+ * which is most functions on the bus, VFs included: the rest of their entries is not read.
+ */
+export async function readSriovEntries(sysfs: Sysfs, pciAddress: string): Promise<SriovEntries | undefined> {
   const base = pciDevicePath(pciAddress);
-  const [totalVfs, numVfs, entries] = await Promise.all([
-    readEntry(sysfs, `${base}/sriov_totalvfs`),
-    readEntry(sysfs, `${base}/sriov_numvfs`),
-    listOrEmpty(sysfs, base),
-  ]);
+  const totalVfs = await readEntry(sysfs, `${base}/sriov_totalvfs`);
+  if (!totalVfs.content.ok && totalVfs.content.error.code === 'SysfsEntryMissing') return undefined;
+  const [numVfs, entries] = await Promise.all([readEntry(sysfs, `${base}/sriov_numvfs`), listOrEmpty(sysfs, base)]);
   const links = entries.flatMap((entry) => {
     const index = virtfnIndex(entry);
     return index === undefined ? [] : [{ index, relative: `${base}/${entry}` }];

@@ -1,4 +1,4 @@
-import { type FastifyInstance, fastify } from 'fastify';
+import { type FastifyInstance, type FastifyServerOptions, fastify } from 'fastify';
 import type { Registry } from 'prom-client';
 
 /** One condition /readyz requires; `ready` is asked on every request. */
@@ -21,12 +21,25 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
+function refuseSchema(): never {
+  throw new Error('the health endpoint declares no route schemas');
+}
+
+/**
+ * The routes declare no schemas, so fastify never compiles one; left to its default compilers it would
+ * still load Ajv, its formats and fast-json-stringify for every instance: close to 4 MiB of the driver's
+ * resident memory (3 MiB of heap) spent on code that never runs.
+ */
+const noSchemaCompilers: NonNullable<FastifyServerOptions['schemaController']> = {
+  compilersFactory: { buildValidator: () => refuseSchema, buildSerializer: () => refuseSchema },
+};
+
 /**
  * The driver's health endpoint: /healthz answers while the process serves requests at all, /readyz only
  * when every readiness check passes (naming the ones that do not), /metrics in the Prometheus text format.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const server: FastifyInstance = fastify({ logger: false });
+  const server: FastifyInstance = fastify({ logger: false, schemaController: noSchemaCompilers });
   server.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
   server.get('/readyz', async (_request, reply) => {
     const waiting = options.readiness.filter((check) => !check.ready()).map((check) => check.name);

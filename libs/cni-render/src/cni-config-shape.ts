@@ -128,7 +128,6 @@ export function checkGoDecodable(root: JsonObject, object: ObjectRef): Result<vo
     const types = checkPluginTypes(node, path, object);
     if (!types.ok) return types;
     const type = node.get('type');
-    // Stryker disable next-line ConditionalExpression: checkPluginTypes has just refused a type that is not a string.
     const fields = typeof type === 'string' ? PLUGIN_FIELD_TABLES.get(type) : undefined;
     const problem = fields === undefined ? undefined : wrongField(node, fields);
     if (problem !== undefined) {

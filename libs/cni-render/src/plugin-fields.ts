@@ -83,10 +83,9 @@ const foldIndexes = new WeakMap<FieldTable, FoldIndex>();
 /** Go's field lookup: the exact name, else the field whose name folds the same (folding keeps lengths). */
 function fieldType(fields: FieldTable, key: string): FieldType | undefined {
   const exact = fields.get(key);
-  // Stryker disable next-line ConditionalExpression: a shortcut; the exact name also folds to its own field.
+  // A shortcut: the exact name also folds to its own field.
   if (exact !== undefined) return exact;
   let index = foldIndexes.get(fields);
-  // Stryker disable next-line ConditionalExpression: a cache; building the index again gives the same one.
   if (index === undefined) {
     index = {
       lengths: new Set([...fields.keys()].map((field) => field.length)),

@@ -50,7 +50,6 @@ export function validateVersioned<T>(document: unknown, kind: VersionedDocument<
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return fail(kind.invalid, 'must be a JSON object', { object });
   const version = (document as Record<string, unknown>)['version'];
   if (version === undefined) return fail(kind.invalid, 'has no version field', { object });
-  // Stryker disable next-line ConditionalExpression: Number.isInteger is false for every non-number; the typeof test narrows the type.
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     return fail(kind.invalid, `version ${messageValue(version)} is not a positive integer`, { object });
   }

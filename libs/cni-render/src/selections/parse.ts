@@ -58,21 +58,17 @@ function parseCommaSelections(raw: string, podNamespace: string, object?: Object
     if (slash.length > 2) return malformed(`${at} has more than one "/"`, object);
     // The `?? ''` fallbacks below only satisfy noUncheckedIndexedAccess: split returns at least one
     // piece and every index read is within its length.
-    // Stryker disable next-line StringLiteral: unreachable fallback (see above).
     const namespace = slash.length === 2 ? goTrimSpace(slash[0] ?? '') : '';
-    // Stryker disable next-line StringLiteral: unreachable fallback (see above).
     const atSign = (slash[slash.length - 1] ?? '').split('@');
     if (atSign.length > 2) return malformed(`${at} has more than one "@"`, object);
     // Stryker disable next-line StringLiteral: unreachable fallback (see above).
     const name = goTrimSpace(atSign[0] ?? '');
-    // Stryker disable next-line StringLiteral,ConditionalExpression: unreachable fallback; without an "@" the other branch's '' is what the fallback trims to.
     const iface = atSign.length === 2 ? goTrimSpace(atSign[1] ?? '') : '';
     if (name === '') return malformed(`${at} names no network`, object);
     for (const part of [namespace, name]) {
       if (part !== '' && !COMMA_NAME.test(part)) return malformed(`${at}: ${JSON.stringify(part)} is not a lowercase DNS label`, object);
     }
     // Multus's own two tests, spelled out; isInterfaceName alone refuses the same names.
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: redundant with isInterfaceName (see above).
     if (iface !== '' && (Buffer.byteLength(iface, 'utf8') > 15 || COMMA_INTERFACE_FORBIDDEN.test(iface) || !isInterfaceName(iface)))
       return malformed(`${at}: interface ${JSON.stringify(iface)} is not a valid interface name`, object);
     const rawObject: JsonObject = new Map<string, JsonValue>([['name', name]]);
@@ -106,7 +102,6 @@ function parseJsonSelections(raw: string, podNamespace: string, object?: ObjectR
       raw: entry as JsonObject,
     };
     const text = parsed.elementTexts[index];
-    // Stryker disable next-line ConditionalExpression: the strict parser records a text for every array element.
     if (text !== undefined) selection.text = text;
     if (element.mac !== '') selection.mac = element.mac;
     if (element.ips !== undefined) selection.ips = element.ips;

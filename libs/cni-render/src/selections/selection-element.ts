@@ -82,7 +82,6 @@ function checkStruct(value: JsonValue, fields: ReadonlyMap<string, 'int' | 'stri
   if (duplicate !== undefined) return ` has keys ${JSON.stringify(duplicate.first)} and ${JSON.stringify(duplicate.second)}, one field to Multus`;
   for (const [key, item] of value) {
     const field = fieldOf(key, fields, byFoldName);
-    // Stryker disable next-line ConditionalExpression: an unknown key would also fail both type tests below.
     if (field === undefined || item === null) continue;
     if (fields.get(field) === 'string' && typeof item !== 'string') return `.${key} must be a string, found ${describe(item)}`;
     if (fields.get(field) === 'int' && !(item instanceof JsonNumber && isGoInt64(item))) return `.${key} must be a 64-bit integer, found ${describe(item)}`;
@@ -157,7 +156,6 @@ export function decodeSelectionElement(entry: JsonValue, index: number): Selecti
   for (const [key, value] of entry) {
     let field = key;
     let kind = ELEMENT_FIELDS.get(key);
-    // Stryker disable next-line ConditionalExpression: a shortcut; a field's own name also folds to it.
     if (kind === undefined) {
       // Not spelled like a field: Go still matches it to one whose name folds the same.
       const folded = ELEMENT_BY_FOLD.get(goFoldKey(key));

@@ -17,6 +17,7 @@ import type { PhysicalFunction, VirtualFunction } from '../src/discovery/virtual
 import { planClaimPreparation } from '../src/device/claim-plan.ts';
 import type { InventoryDevice } from '../src/policy/policy-devices.ts';
 import { SlicePublication } from '../src/slices/slice-publication.ts';
+import { createClaimConsumer } from './claim-consumer.ts';
 
 const NAMESPACE = 'dra-driver-sriov';
 const WORKLOADS = 'workloads';
@@ -118,20 +119,7 @@ describe.each([
       },
       { namespace: WORKLOADS },
     );
-    await admin.create(
-      resourceTypes.pod,
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'consumer' },
-        spec: {
-          resourceClaims: [{ name: 'nics', resourceClaimName: CLAIM }],
-          containers: [{ name: 'app', image: 'registry.invalid/app:1', resources: { claims: [{ name: 'nics' }] } }],
-          tolerations: [{ operator: 'Exists' }],
-        },
-      },
-      { namespace: WORKLOADS },
-    );
+    await createClaimConsumer(admin, WORKLOADS, 'consumer', { resourceClaimName: CLAIM });
     await waitFor('Pod scheduled', async () => (await readPod(admin, WORKLOADS, 'consumer')).spec.nodeName === NODE, { timeoutMs: 60_000 });
   }, 180_000);
 

@@ -30,6 +30,7 @@ import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/gene
 import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
+import { createClaimConsumer } from './claim-consumer.ts';
 import { KubeletPeer, type PeerAnswer } from './kubelet-peer.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -240,20 +241,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
       { namespace: WORKLOADS },
     );
     claim = { namespace: WORKLOADS, name: CLAIM, uid: created.metadata.uid };
-    const pod = await admin().create(
-      resourceTypes.pod,
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'consumer' },
-        spec: {
-          resourceClaims: [{ name: 'nics', resourceClaimName: CLAIM }],
-          containers: [{ name: 'app', image: 'registry.invalid/app:1', resources: { claims: [{ name: 'nics' }] } }],
-          tolerations: [{ operator: 'Exists' }],
-        },
-      },
-      { namespace: WORKLOADS },
-    );
+    const pod = await createClaimConsumer(admin(), WORKLOADS, 'consumer', { resourceClaimName: CLAIM });
     podUID = pod.metadata.uid;
     await waitFor('Pod scheduled', async () => (await readPod(admin(), WORKLOADS, 'consumer')).spec.nodeName === NODE, { timeoutMs: 60_000 });
     const allocated = await admin().get<StoredClaim>(resourceTypes.resourceClaim, { namespace: WORKLOADS, name: CLAIM });

@@ -11,6 +11,7 @@ import type { PhysicalFunction, VirtualFunction } from '../src/discovery/virtual
 import type { InventoryDevice } from '../src/policy/policy-devices.ts';
 import { resourceSliceName } from '../src/slices/slice-name.ts';
 import { SlicePublication } from '../src/slices/slice-publication.ts';
+import { createClaimConsumer } from './claim-consumer.ts';
 import type { PublishResult } from '../src/slices/slice-publisher.ts';
 
 const NAMESPACE = 'dra-driver-sriov';
@@ -271,20 +272,7 @@ describe('ResourceSlice publication on a real control plane', () => {
       },
       { namespace: 'workloads' },
     );
-    await admin().create(
-      resourceTypes.pod,
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'consumer' },
-        spec: {
-          resourceClaims: [{ name: 'nics', resourceClaimTemplateName: 'two-vfs' }],
-          containers: [{ name: 'app', image: 'registry.invalid/app:1', resources: { claims: [{ name: 'nics' }] } }],
-          tolerations: [{ operator: 'Exists' }],
-        },
-      },
-      { namespace: 'workloads' },
-    );
+    await createClaimConsumer(admin(), 'workloads', 'consumer', { resourceClaimTemplateName: 'two-vfs' });
     await waitFor('Pod scheduled', async () => (await readPod(admin(), 'workloads', 'consumer')).spec.nodeName === NODE, { timeoutMs: 60_000 });
     const pod = await readPod(admin(), 'workloads', 'consumer');
     const claim = await readResourceClaim(admin(), 'workloads', pod.status?.resourceClaimStatuses?.[0]?.resourceClaimName ?? '');

@@ -1,7 +1,8 @@
 // Resident memory of the driver process on a node of 256 VFs with a checkpoint of 256 prepared devices,
 // against a loopback control plane. The figure that counts is the built JavaScript (dist/main.js, what a
 // DaemonSet runs) with the V8 flags of the documented launch (`npm start`); the same process from the
-// TypeScript sources is measured too, because running .ts costs memory of its own. This process plays
+// TypeScript sources is measured too, because running .ts costs memory of its own, and so are the built
+// JavaScript with the optimizing compilers the launch turns off, and without any V8 flag. This process plays
 // the kubelet's part of plugin registration (GetInfo, then NotifyRegistrationStatus) so the driver
 // reaches /readyz; /proc/<pid>/status is read after it has been ready and idle for a few seconds, and
 // again after its first periodic sysfs rescan. Processes measured the same way are the same-run
@@ -25,8 +26,18 @@ import { preparedRecord } from './manual-claims.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SOURCE_CONDITION = '--conditions=@sriov-dra/source';
 
-/** V8 flags of the documented launch (package.json `start`); see the README's benchmark table. */
-const LAUNCH_FLAGS = ['--max-semi-space-size=2'] as const;
+/**
+ * A small young generation, so less short-lived garbage is promoted; and V8's sizing for memory, under which
+ * its memory reducer compacts the heap once the driver is idle (otherwise it judges the allocation rate of
+ * module loading still high and never does).
+ */
+const MEMORY_FLAGS = ['--max-semi-space-size=2', '--optimize-for-size'] as const;
+/**
+ * V8 flags of the documented launch (package.json `start`, main.ts's shebang); see the README's benchmark
+ * table. JavaScript runs in V8's interpreter only: without the baseline and optimizing compilers the process
+ * neither maps their code nor keeps what they compile.
+ */
+const LAUNCH_FLAGS = [...MEMORY_FLAGS, '--no-sparkplug', '--no-maglev', '--no-turbofan'] as const;
 
 interface Launch {
   readonly label: string;
@@ -49,6 +60,12 @@ const launches: readonly Launch[] = [
     flags: [...LAUNCH_FLAGS, SOURCE_CONDITION],
     main: fileURLToPath(new URL('../src/main.ts', import.meta.url)),
     driverModule: pathToFileURL(fileURLToPath(new URL('../src/driver.ts', import.meta.url))).href,
+  },
+  {
+    label: 'dist/main.js with its compilers',
+    flags: MEMORY_FLAGS,
+    main: fileURLToPath(new URL('../dist/main.js', import.meta.url)),
+    driverModule: new URL('../dist/driver.js', import.meta.url).href,
   },
   {
     label: 'dist/main.js without V8 flags',

@@ -15,6 +15,11 @@ export interface InformerHandlers<T extends KubeObject> {
 export interface InformerOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
+  /**
+   * Server-side field selector for both list and watch, e.g. `spec.nodeName=<node>` so that a node's
+   * daemon caches only its own Pods.
+   */
+  readonly fieldSelector?: string;
   /** Period of the full-store resync; 0 disables it. */
   readonly resyncMs?: number;
   /** A watch with neither events nor bookmarks for this long is presumed dead and reopened. */
@@ -139,7 +144,7 @@ export class Informer<T extends KubeObject> {
     do {
       const page = await this.client.list<T>(this.type, {
         namespace: this.options.namespace,
-        labelSelector: this.options.labelSelector,
+        ...this.selectors(),
         limit: this.options.pageSize ?? 500,
         continue: token,
         signal,
@@ -183,7 +188,7 @@ export class Informer<T extends KubeObject> {
     try {
       const events = this.client.watch(this.type, {
         namespace: this.options.namespace,
-        labelSelector: this.options.labelSelector,
+        ...this.selectors(),
         resourceVersion: this.resourceVersion,
         timeoutSeconds: this.options.watchTimeoutSeconds ?? 300,
         signal: controller.signal,
@@ -207,6 +212,14 @@ export class Informer<T extends KubeObject> {
       clearTimeout(watchdog);
       signal.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * The watch must select exactly what the list selected, or the store would gain objects the list
+   * never had. KubeClient.watch passes every option it does not consume on as a query parameter.
+   */
+  private selectors(): { labelSelector?: string; fieldSelector?: string } {
+    return { labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector };
   }
 
   private apply(event: WatchEvent & { object: T }): void {

@@ -210,3 +210,38 @@ describe('Informer watchdog and resync', () => {
     expect(errors.every((error) => isSriovDraError(error, 'WatchStalled'))).toBe(true);
   }, 60_000);
 });
+
+describe('Informer field selector', () => {
+  const podOn = (name: string, nodeName: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'informer', labels: { fieldselector: 'test' } },
+    spec: { nodeName, containers: [{ name: 'app', image: 'registry.invalid/app:1' }] },
+  });
+
+  it('lists and watches only the objects the field selector selects', async () => {
+    const added: string[] = [];
+    const informer = new Informer<KubeObject>(
+      shared.admin,
+      resourceTypes.pod,
+      { onAdd: (object) => added.push(object.metadata.name) },
+      { namespace: 'informer', labelSelector: 'fieldselector=test', fieldSelector: 'spec.nodeName=node-a' },
+    );
+    await shared.admin.create(resourceTypes.pod, podOn('listed-a', 'node-a'), { namespace: 'informer' });
+    await shared.admin.create(resourceTypes.pod, podOn('listed-b', 'node-b'), { namespace: 'informer' });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    try {
+      await informer.waitForSync();
+      // Events arrive in commit order: once the later node-a Pod is seen, the node-b one was filtered out.
+      await shared.admin.create(resourceTypes.pod, podOn('watched-b', 'node-b'), { namespace: 'informer' });
+      await shared.admin.create(resourceTypes.pod, podOn('watched-a', 'node-a'), { namespace: 'informer' });
+      await waitFor('the node-a Pod is watched', () => Promise.resolve(informer.get('informer/watched-a') !== undefined), { timeoutMs: 10_000 });
+    } finally {
+      stop.abort();
+      await running;
+    }
+    expect(added).toEqual(['listed-a', 'watched-a']);
+    expect(informer.list().map((object) => object.metadata.name)).toEqual(['listed-a', 'watched-a']);
+  }, 60_000);
+});

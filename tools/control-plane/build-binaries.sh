@@ -5,10 +5,11 @@
 #   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts
 #   $SRIOV_DRA_CACHE/peers/bin           go-peers: the real Multus/libcni decoders for the differential tests
 #   $SRIOV_DRA_CACHE/kubelet-peer/bin    kubelet-peer: the kubelet's DRA plugin client for the wire tests
+#   $SRIOV_DRA_CACHE/multus/bin          upstream multus-shim and multus-daemon (thick mode) for the daemon's wire tests
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|all] (default all). `k8s` builds K8S_VERSION alone;
+# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|all] (default all). `k8s` builds K8S_VERSION alone;
 # `all` also builds every release a test names explicitly (pinned_k8s_versions below). Environment:
 # K8S_VERSION (v1.36.3), ETCD_VERSION (for K8S_VERSION only; by default each release's pinned etcd),
 # CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION.
@@ -153,12 +154,32 @@ go=$(go env GOVERSION)"
   printf '%s\n' "$id" >"$out/stamp"
 }
 
+# tools/multus-peer: no sources of its own, only a go.mod/go.sum that pin the upstream Multus module as
+# tool dependencies, so both thick-mode commands are built unchanged at that version.
+build_multus() {
+  local out=$cache/multus src
+  src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../multus-peer" && pwd)
+  local id
+  id="sources=$(cd "$src" && LC_ALL=C cat go.mod go.sum | sha256sum | cut -d' ' -f1)
+go=$(go env GOVERSION)"
+  if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "Multus: cached in $out"; return; fi
+  mkdir -p "$out/bin"
+  local base=gopkg.in/k8snetworkplumbingwg/multus-cni.v4/cmd
+  (
+    cd "$src"
+    timed multus-shim go build -trimpath -ldflags "-s -w" -o "$out/bin/multus-shim" $base/multus-shim
+    timed multus-daemon go build -trimpath -ldflags "-s -w" -o "$out/bin/multus-daemon" $base/multus-daemon
+  )
+  printf '%s\n' "$id" >"$out/stamp"
+}
+
 case $what in
   k8s) build_k8s "$k8s_version" "${ETCD_VERSION:-}" ;;
   cni) build_cni ;;
   peers) build_peers ;;
   kubelet-peer) build_kubelet_peer ;;
-  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer ;;
-  *) die "unknown target $what (k8s, cni, peers, kubelet-peer or all)" ;;
+  multus) build_multus ;;
+  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_multus ;;
+  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus or all)" ;;
 esac
 log "done: $cache"

@@ -38,3 +38,24 @@ export function controlPlaneBinaries(version = process.env['K8S_VERSION'] ?? DEF
   }
   return binaries;
 }
+
+export interface MultusBinaries {
+  /** The upstream thick-mode CNI binary the runtime executes; it forwards each call to the daemon socket. */
+  readonly multusShim: string;
+  /** The upstream thick-mode daemon. */
+  readonly multusDaemon: string;
+}
+
+/**
+ * Locates the upstream Multus binaries tools/control-plane/build-binaries.sh built from the version
+ * tools/multus-peer pins; the error names the command that builds them.
+ */
+export function multusBinaries(): MultusBinaries {
+  const dir = join(cacheRoot(), 'multus', 'bin');
+  const binaries = { multusShim: join(dir, 'multus-shim'), multusDaemon: join(dir, 'multus-daemon') };
+  const missing = Object.values(binaries).filter((path) => !existsSync(path));
+  if (missing.length > 0 || !existsSync(join(cacheRoot(), 'multus', 'stamp'))) {
+    throw new Error(`Multus binaries are missing (${missing.join(', ') || 'stamp'}); build them with: tools/control-plane/build-binaries.sh multus`);
+  }
+  return binaries;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from '@jest/globals';
+import { annotations } from '@sriov-dra/contract';
+import { DEFAULT_NETWORK_ANNOTATION, type NetworkPlanSettings, type PlannedNetwork, planNetworks } from './network-plan.ts';
+
+const settings: NetworkPlanSettings = {
+  clusterNetwork: 'primary',
+  defaultNetworks: ['sidecar', '/etc/cni/multus/net.d/extra.conflist'],
+  multusNamespace: 'kube-system',
+  systemNamespaces: ['kube-system'],
+  namespaceIsolation: false,
+  nonIsolatedNamespaces: ['default'],
+};
+
+function pod(namespace: string, podAnnotations: Record<string, string> = {}) {
+  return { metadata: { name: 'trainer', namespace, uid: '11111111-2222-3333-4444-555555555555', annotations: podAnnotations } };
+}
+
+function describePlan(planned: readonly PlannedNetwork[]): string[] {
+  return planned.map(({ role, source, selection }) => {
+    const where = source.kind === 'path' ? source.path : `${source.namespace}/${source.name}${source.confNameFallback ? ' (or conf)' : ''}`;
+    return `${role} ${where}${selection?.interface === undefined ? '' : `@${selection.interface}`}`;
+  });
+}
+
+function plan(forPod: ReturnType<typeof pod>, with_: Partial<NetworkPlanSettings> = {}): string[] | string {
+  const result = planNetworks(forPod, { ...settings, ...with_ });
+  return result.ok ? describePlan(result.value) : `${result.error.code}: ${result.error.detail}`;
+}
+
+describe('planNetworks', () => {
+  it('orders the cluster network, the default networks and the annotation as Multus does', () => {
+    expect(plan(pod('ai-workloads', { [annotations.networks]: 'rail-a-net@dra0,other/rail-b' }))).toEqual([
+      'master kube-system/primary (or conf)',
+      'default kube-system/sidecar (or conf)',
+      'default /etc/cni/multus/net.d/extra.conflist',
+      'selection ai-workloads/rail-a-net@dra0',
+      'selection other/rail-b',
+    ]);
+  });
+
+  it('gives Pods of system namespaces no default networks', () => {
+    expect(plan(pod('kube-system'))).toEqual(['master kube-system/primary (or conf)']);
+  });
+
+  it('lets the Pod replace the cluster network with exactly one NAD, in the Multus namespace by default', () => {
+    expect(plan(pod('ai-workloads', { [DEFAULT_NETWORK_ANNOTATION]: 'alt-primary' }), { defaultNetworks: [] })).toEqual(['master kube-system/alt-primary']);
+    expect(plan(pod('ai-workloads', { [DEFAULT_NETWORK_ANNOTATION]: 'a,b' }))).toBe(
+      'MalformedNetworkSelections: annotation v1.multus-cni.io/default-network must name exactly one network, not 2',
+    );
+  });
+
+  it('enforces namespace isolation on the annotation only, with the non-isolated namespaces as exceptions', () => {
+    const isolated = { namespaceIsolation: true, defaultNetworks: [] };
+    expect(plan(pod('ai-workloads', { [annotations.networks]: 'other/rail-b' }), isolated)).toBe(
+      'NamespaceIsolationViolation: namespace isolation is on and the Pod refers to network other/rail-b in another namespace',
+    );
+    expect(plan(pod('ai-workloads', { [annotations.networks]: 'default/shared,rail-a-net' }), isolated)).toEqual([
+      'master kube-system/primary (or conf)',
+      'selection default/shared',
+      'selection ai-workloads/rail-a-net',
+    ]);
+  });
+
+  it('refuses a malformed networks annotation and a daemon without a cluster network', () => {
+    expect(plan(pod('ai-workloads', { [annotations.networks]: '[{"name":' }))).toMatch(/^MalformedNetworkSelections: /);
+    expect(plan(pod('ai-workloads'), { clusterNetwork: '' })).toBe('InvalidComponentSetting: the daemon configuration names no clusterNetwork');
+  });
+});

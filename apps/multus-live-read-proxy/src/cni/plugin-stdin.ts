@@ -3,14 +3,13 @@ import type { NetworkConfig, PluginConfig } from './network-config.ts';
 import type { CniResult } from './result-version.ts';
 
 /** Plain JSON data (a result, capability arguments) as a lossless JSON value; undefined if not JSON. */
-export function toJsonValue(value: unknown): JsonValue | undefined {
-  let text: string | undefined;
+export function toJsonValue(value: Readonly<Record<string, unknown>>): JsonValue | undefined {
+  let text: string;
   try {
     text = JSON.stringify(value);
   } catch {
     return undefined;
   }
-  if (text === undefined) return undefined;
   const parsed = parseStrictJson(text);
   return parsed.ok ? parsed.value : undefined;
 }

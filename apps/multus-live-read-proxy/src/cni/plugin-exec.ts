@@ -17,7 +17,8 @@ export interface PluginCall {
   readonly rt: RuntimeConf;
   readonly binDirs: readonly string[];
   /**
-   * Ends the call: the plugin's whole process group is killed with SIGKILL. A TimeoutError reason
+   * Ends the call: the plugin's whole process group is killed with SIGKILL and the call fails once the
+   * plugin has exited. A TimeoutError reason
    * (AbortSignal.timeout) reports PluginTimedOut, any other reason PluginCancelled.
    */
   readonly signal: AbortSignal;
@@ -79,6 +80,8 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
     let settled = false;
+    // Set once the plugin is being killed; the call then fails with it as soon as the process has exited.
+    let killedFor: Error | undefined;
     const finish = (outcome: { readonly exit: PluginExit } | { readonly error: Error }): void => {
       if (settled) return;
       settled = true;
@@ -86,8 +89,9 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
       if ('error' in outcome) reject(outcome.error);
       else resolve(outcome.exit);
     };
-    const kill = (): void => {
-      if (child.pid === undefined) return;
+    const kill = (reason: Error): void => {
+      if (killedFor !== undefined || child.pid === undefined) return;
+      killedFor = reason;
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {
@@ -97,25 +101,19 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
       child.stderr.destroy();
     };
     function onAbort(): void {
-      kill();
-      finish({ error: abortError(call.signal, call) });
+      kill(abortError(call.signal, call));
     }
     call.signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error) => {
-      kill();
-      finish({ error: new CniInvocationError('PluginLaunchFailed', subject, `${call.command}: cannot run ${path}: ${error.message}`, error) });
+      const failure = new CniInvocationError('PluginLaunchFailed', subject, `${call.command}: cannot run ${path}: ${error.message}`, error);
+      // Without a pid the process never started and no exit event follows.
+      if (child.pid === undefined) finish({ error: failure });
+      else kill(failure);
     });
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
       if (stdoutBytes > MAX_STDOUT_BYTES) {
-        kill();
-        finish({
-          error: new CniInvocationError(
-            'InvalidPluginOutput',
-            subject,
-            `${call.command}: the plugin printed more than ${MAX_STDOUT_BYTES} bytes and was killed`,
-          ),
-        });
+        kill(new CniInvocationError('InvalidPluginOutput', subject, `${call.command}: the plugin printed more than ${MAX_STDOUT_BYTES} bytes and was killed`));
         return;
       }
       stdout.push(chunk);
@@ -124,8 +122,12 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
       stderr = Buffer.concat([stderr, chunk]);
       if (stderr.length > MAX_STDERR_BYTES) stderr = stderr.subarray(stderr.length - MAX_STDERR_BYTES);
     });
+    // A killed plugin fails the call once it has exited (as libcni waits for it), not when its pipes close.
+    child.on('exit', () => {
+      if (killedFor !== undefined) finish({ error: killedFor });
+    });
     child.on('close', (code, signal) => {
-      finish({ exit: { code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.toString('utf8') } });
+      if (killedFor === undefined) finish({ exit: { code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.toString('utf8') } });
     });
     // A plugin may exit without reading its stdin; the broken pipe is not an error of the call.
     child.stdin.on('error', () => undefined);

@@ -20,6 +20,7 @@ type Behaviours = Record<string, Partial<Record<'ADD' | 'CHECK' | 'DEL', Behavio
 
 interface Call {
   readonly plugin: string;
+  readonly pid: number;
   readonly env: Record<string, string | undefined>;
   readonly stdinText: string;
   readonly stdin: Record<string, unknown>;
@@ -33,7 +34,7 @@ const dir = path.dirname(process.argv[1]);
 const stdinText = fs.readFileSync(0, 'utf8');
 const env = {};
 for (const key of ['CNI_COMMAND', 'CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_ARGS', 'CNI_PATH']) env[key] = process.env[key];
-fs.appendFileSync(path.join(dir, 'calls.log'), JSON.stringify({ plugin: name, env, stdinText, stdin: JSON.parse(stdinText) }) + '\\n');
+fs.appendFileSync(path.join(dir, 'calls.log'), JSON.stringify({ plugin: name, pid: process.pid, env, stdinText, stdin: JSON.parse(stdinText) }) + '\\n');
 const behaviour = (JSON.parse(fs.readFileSync(path.join(dir, 'behaviour.json'), 'utf8'))[name] || {})[env.CNI_COMMAND] || {};
 if (behaviour.hang) {
   setInterval(() => undefined, 1 << 30);
@@ -77,6 +78,16 @@ async function makeBin(behaviours: Behaviours, names: readonly string[] = ['rec-
         .map((line) => JSON.parse(line) as Call);
     },
   };
+}
+
+/** Whether a process exists; a plugin is reaped before its call fails, so a killed one is gone. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Resolves once a plugin has logged its call, i.e. it is running. */
@@ -242,7 +253,9 @@ describe('ADD', () => {
     const error = await failure(addNetwork(LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 300 }));
     expect(error).toBeInstanceOf(CniInvocationError);
     expect(error).toMatchObject({ code: 'PluginTimedOut', pluginType: 'rec-a', network: 'rec-net' });
-    expect((await bin.calls()).map((call) => call.plugin)).toEqual(['rec-a']);
+    const calls = await bin.calls();
+    expect(calls.map((call) => call.plugin)).toEqual(['rec-a']);
+    expect(isRunning(calls[0]?.pid ?? 0)).toBe(false);
   });
 
   it('kills the running plugin when the caller cancels', async () => {
@@ -253,6 +266,7 @@ describe('ADD', () => {
     await started;
     controller.abort(new Error('shutting down'));
     expect(await pending).toMatchObject({ code: 'PluginCancelled', pluginType: 'rec-a' });
+    expect(isRunning((await bin.calls())[0]?.pid ?? 0)).toBe(false);
   });
 
   it('names the bin directories searched for a missing plugin', async () => {

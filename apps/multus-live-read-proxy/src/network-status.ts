@@ -251,7 +251,8 @@ export async function writeNetworkStatus(client: KubeClient, pod: Pod, statuses:
     resourceTypes.pod,
     at,
     (live) => annotationChanges(live.metadata.annotations, { [annotations.networkStatus]: value }),
-    { signal },
+    // The ADD read this Pod moments ago: patching against it saves a GET; a stale copy costs one retry.
+    { signal, current: pod },
   );
   return { written: result.changed, attempts: result.attempts };
 }

@@ -45,13 +45,24 @@ export async function patchGuarded<T extends KubeObject>(
   type: ResourceType,
   at: ObjectIdentity,
   compute: (live: T) => readonly JsonPatchOp[],
-  options: { readonly backoff?: Backoff; readonly signal?: AbortSignal; readonly fieldManager?: string } = {},
+  options: {
+    readonly backoff?: Backoff;
+    readonly signal?: AbortSignal;
+    readonly fieldManager?: string;
+    /**
+     * The object as the caller read it moments ago: the first attempt patches against it instead of reading
+     * again. Its preconditions make a stale copy cost one rejected patch and a re-read, never a lost write.
+     */
+    readonly current?: T;
+  } = {},
 ): Promise<GuardedPatchResult<T>> {
   const backoff = options.backoff ?? conflictBackoff;
   let rejected: { resourceVersion: string; error: KubeApiError } | undefined;
+  let current = options.current;
   for (let attempt = 1; ; attempt += 1) {
     options.signal?.throwIfAborted();
-    const live = await client.get<T>(type, at, options.signal);
+    const live = current ?? (await client.get<T>(type, at, options.signal));
+    current = undefined;
     if (live.metadata.uid !== at.uid) throw objectReplaced(type.kind, at, live.metadata.uid);
     if (rejected?.resourceVersion === live.metadata.resourceVersion) throw rejected.error;
     const ops = compute(live);

@@ -100,6 +100,32 @@ describe('JSON Patch with identity preconditions', () => {
     expect(result.object.metadata.annotations).toEqual({ other: 'writer', [annotations.networks]: '[]' });
   });
 
+  it('patches against the caller\'s fresh copy without reading again, and re-reads only when that copy is stale', async () => {
+    const pod = await createPod(shared.admin, 'ai-workloads', 'current-copy');
+    const methods: string[] = [];
+    const counting = new (class extends KubeClient {
+      override async request(...args: Parameters<KubeClient['request']>): Promise<unknown> {
+        methods.push(args[0].method);
+        return super.request(...args);
+      }
+    })(shared.admin.config, { qps: 1_000, burst: 1_000 });
+    const at = { namespace: 'ai-workloads', name: 'current-copy', uid: pod.metadata.uid };
+    const fresh = await patchGuarded<KubeObject>(counting, resourceTypes.pod, at, (live) => annotationChanges(live.metadata.annotations, { first: 'write' }), {
+      current: pod,
+    });
+    expect(methods).toEqual(['PATCH']);
+    expect(fresh).toMatchObject({ changed: true, attempts: 1 });
+    // `pod` now predates the first write: its resourceVersion test fails once, then a re-read wins.
+    methods.length = 0;
+    const stale = await patchGuarded<KubeObject>(counting, resourceTypes.pod, at, (live) => annotationChanges(live.metadata.annotations, { second: 'write' }), {
+      current: pod,
+      backoff: { initialMs: 1, maxMs: 1, factor: 1, jitter: 0, attempts: 3 },
+    });
+    counting.close();
+    expect(methods).toEqual(['PATCH', 'GET', 'PATCH']);
+    expect(stale.object.metadata.annotations).toEqual({ first: 'write', second: 'write' });
+  });
+
   it('escapes "/" in annotation keys and removes only the named keys', async () => {
     const pod = await createPod(shared.admin, 'ai-workloads', 'escaping', { annotations: { keep: 'me', drop: 'me', [annotations.networks]: 'old' } });
     const result = await patchGuarded<KubeObject>(

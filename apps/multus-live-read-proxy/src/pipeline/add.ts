@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { type RegistryV1, type Result, SriovDraError, fail, ok } from '@sriov-dra/contract';
+import { type RegistryV1, type Result, SriovDraError, fail, isSriovDraError, ok } from '@sriov-dra/contract';
 import type { NetworkSelection } from '@sriov-dra/cni-render';
-import type { Pod } from '@sriov-dra/k8s';
+import { type Pod, isApiError } from '@sriov-dra/k8s';
 import type { RuntimeConf } from '../cni/runtime-conf.ts';
 import type { CniResult } from '../cni/result-version.ts';
 import type { VerifiedShadow } from '../guard/managed-shadow-guard.ts';
@@ -48,6 +48,8 @@ export interface AddEffects {
   delNetwork(bytes: Uint8Array, rt: RuntimeConf, options: { binDirs: readonly string[]; timeoutMs: number; signal: AbortSignal }): Promise<void>;
   /** Reports the results on the Pod (network-status); its failure fails the ADD, as in Multus. */
   writeNetworkStatus(pod: Pod, results: readonly { readonly delegate: Delegate; readonly result: CniResult }[], signal: AbortSignal): Promise<void>;
+  /** Observes an ADD refused before any delegate ran (metrics). */
+  onRejected?(error: SriovDraError): void;
   readonly logger: Logger;
 }
 
@@ -109,21 +111,17 @@ function checkUID(pod: Pod, k8s: K8sArgs): Result<void> {
 }
 
 /**
- * CNI ADD (§10.2, §10.3, §11): read the Pod and every selected NAD through this request's reader, decide
- * every delegate and interface name, guard managed shadows — all before anything runs — then cache the
- * delegates, run them in order (undoing what ran on failure), and report network-status.
+ * Everything ADD decides before a delegate runs: the networks in order, each one's exact configuration
+ * (guarded when it is a managed shadow), each one's interface name.
  */
-export async function runAdd(request: CniRequest, settings: AddSettings, effects: AddEffects, signal: AbortSignal): Promise<AddOutcome> {
-  const k8s = unwrap(readK8sArgs(request.args, request.containerID));
-  let pod: Pod;
-  try {
-    pod = await effects.reader.readPod(k8s.podNamespace, k8s.podName, signal);
-  } catch (error) {
-    // A Pod deleted before its sandbox was networked: Multus answers with an empty result so the runtime
-    // can tear the sandbox down. A failed read is an error — never a fallback.
-    if (isPodNetworkReadError(error, 'PodNotFound')) return { kind: 'pod-gone' };
-    throw error;
-  }
+async function decideDelegates(
+  request: CniRequest,
+  k8s: K8sArgs,
+  pod: Pod,
+  settings: AddSettings,
+  effects: AddEffects,
+  signal: AbortSignal,
+): Promise<Delegate[]> {
   unwrap(checkUID(pod, k8s));
   const plan = unwrap(planNetworks({ metadata: { ...pod.metadata, namespace: k8s.podNamespace } }, settings.plan));
   const registry = unwrap(readPodRegistry({ metadata: { ...pod.metadata, namespace: k8s.podNamespace } }));
@@ -156,7 +154,7 @@ export async function runAdd(request: CniRequest, settings: AddSettings, effects
       podRef,
     ),
   );
-  const delegates: Delegate[] = loaded.map(({ planned, name, bytes, managed }, index) => ({
+  return loaded.map(({ planned, name, bytes, managed }, index) => ({
     name,
     bytes,
     master: planned.role === 'master',
@@ -164,7 +162,32 @@ export async function runAdd(request: CniRequest, settings: AddSettings, effects
     managed,
     ...(planned.selection === undefined ? {} : { selection: planned.selection }),
   }));
+}
 
+/**
+ * CNI ADD (§10.2, §10.3, §11): read the Pod and every selected NAD through this request's reader, decide
+ * every delegate and interface name, guard managed shadows — all before anything runs — then cache the
+ * delegates, run them in order (undoing what ran on failure), and report network-status.
+ */
+export async function runAdd(request: CniRequest, settings: AddSettings, effects: AddEffects, signal: AbortSignal): Promise<AddOutcome> {
+  const k8s = unwrap(readK8sArgs(request.args, request.containerID));
+  let pod: Pod;
+  try {
+    pod = await effects.reader.readPod(k8s.podNamespace, k8s.podName, signal);
+  } catch (error) {
+    // A Pod deleted before its sandbox was networked: Multus answers with an empty result so the runtime
+    // can tear the sandbox down. A failed read is an error — never a fallback.
+    if (isPodNetworkReadError(error, 'PodNotFound')) return { kind: 'pod-gone' };
+    throw error;
+  }
+  let delegates: Delegate[];
+  try {
+    delegates = await decideDelegates(request, k8s, pod, settings, effects, signal);
+  } catch (error) {
+    // Refused before anything ran: bad input or an unusable network, never an API or delegate failure.
+    if (isSriovDraError(error) && !isApiError(error)) effects.onRejected?.(error);
+    throw error;
+  }
   await effects.saveDelegates(request.containerID, delegates);
   const runtime = runtimeCapabilities(request.config);
   const options = { binDirs: settings.binDirs, timeoutMs: settings.delegateTimeoutMs, signal };

@@ -2,7 +2,10 @@ import type { Logger } from 'pino';
 import { type KubeClient, isApiError } from '@sriov-dra/k8s';
 import { loadDelegates, removeDelegates, saveDelegates } from '../cache/delegate-cache.ts';
 import type { DelegateRecord } from '../cache/delegate-codec.ts';
-import { addNetwork, delNetwork } from '../cni/invoke.ts';
+import { type InvokeOptions, addNetwork, delNetwork } from '../cni/invoke.ts';
+import type { RuntimeConf } from '../cni/runtime-conf.ts';
+import type { DaemonMetrics } from '../metrics.ts';
+import type { PodNetworkReader } from '../reads/pod-network-reader.ts';
 import { toResult100 } from '../cni/result-version.ts';
 import { buildNetworkStatuses, writeNetworkStatus } from '../network-status.ts';
 import { readerFor } from '../reads/reader-for.ts';
@@ -23,6 +26,38 @@ export interface CniHandlerOptions {
   readonly shared: SharedPodNetworkInformers;
   readonly client: KubeClient;
   readonly logger: Logger;
+  readonly metrics: DaemonMetrics;
+}
+
+type Invoke = (bytes: Uint8Array, rt: RuntimeConf, options: InvokeOptions) => Promise<unknown>;
+
+/** The type of a delegate's first plugin, the label its timings are filed under. */
+function firstPluginType(bytes: Uint8Array): string {
+  try {
+    const conf = JSON.parse(Buffer.from(bytes).toString('utf8')) as { type?: unknown; plugins?: { type?: unknown }[] };
+    const type = typeof conf.type === 'string' && conf.type !== '' ? conf.type : conf.plugins?.[0]?.type;
+    return typeof type === 'string' ? type : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+function timedDelegate<F extends Invoke>(metrics: DaemonMetrics, command: 'ADD' | 'DEL', invoke: F): F {
+  return ((bytes, rt, invokeOptions) =>
+    metrics.time(metrics.delegateDuration, { plugin_type: firstPluginType(bytes), command }, () => invoke(bytes, rt, invokeOptions))) as F;
+}
+
+/** The live reader with each GET timed; the informer reader is left as it is (it reads memory). */
+function timedReader(reader: PodNetworkReader, metrics: DaemonMetrics): PodNetworkReader {
+  if (reader.mode !== 'live') return reader;
+  return {
+    mode: reader.mode,
+    readPod: (namespace, name, signal) => metrics.time(metrics.liveReadDuration, { object: 'pod' }, () => reader.readPod(namespace, name, signal)),
+    readNetworkAttachmentDefinition: (namespace, name, signal) =>
+      metrics.time(metrics.liveReadDuration, { object: 'network-attachment-definition' }, () =>
+        reader.readNetworkAttachmentDefinition(namespace, name, signal),
+      ),
+  };
 }
 
 function cacheRecord(delegate: Delegate): DelegateRecord {
@@ -54,53 +89,61 @@ function emptyResult(request: CniRequest): unknown {
  */
 export function createCniHandler(options: CniHandlerOptions): CniRequestHandler {
   return {
-    async handle(request: CniRequest, signal: AbortSignal): Promise<CniResponse> {
-      const settings = options.settingsFor(request);
-      const logger = options.logger.child({ command: request.command, containerID: request.containerID });
-      switch (request.command) {
-        case 'ADD': {
-          const outcome = await runAdd(
-            request,
-            settings,
-            {
-              reader: readerFor(settings.liveNetworkConfigOnAdd, options.shared),
-              saveDelegates: (containerID, delegates) => saveDelegates(settings.cniDir, containerID, delegates.map(cacheRecord)),
-              addNetwork,
-              delNetwork,
-              writeNetworkStatus: async (pod, results, statusSignal) => {
-                const statuses = results.flatMap(({ delegate, result }) => buildNetworkStatuses(delegate.name, toResult100(result), delegate.master));
-                try {
-                  await writeNetworkStatus(options.client, pod, statuses, statusSignal);
-                } catch (error) {
-                  // A Pod deleted meanwhile has no status to report on; its sandbox is being torn down (as upstream).
-                  if (!isApiError(error, 'NotFound')) throw error;
-                  logger.info({ err: error }, 'network-status not written: the Pod was deleted during ADD');
-                }
-              },
-              logger,
-            },
-            signal,
-          );
-          return { result: outcome.kind === 'pod-gone' ? emptyResult(request) : toResult100(outcome.result) };
-        }
-        case 'DEL':
-          await runDel(
-            request,
-            settings,
-            {
-              loadDelegates: (containerID) => loadDelegates(settings.cniDir, containerID),
-              removeDelegates: (containerID) => removeDelegates(settings.cniDir, containerID),
-              delNetwork,
-              logger,
-            },
-            signal,
-          );
-          return {};
-        case 'CHECK':
-        case 'GC':
-        case 'STATUS':
-          return {};
-      }
+    handle(request: CniRequest, signal: AbortSignal): Promise<CniResponse> {
+      return options.metrics.time(options.metrics.requestDuration, { command: request.command }, () => respond(request, signal));
     },
   };
+
+  async function respond(request: CniRequest, signal: AbortSignal): Promise<CniResponse> {
+    const { metrics } = options;
+    const settings = options.settingsFor(request);
+    const logger = options.logger.child({ command: request.command, containerID: request.containerID });
+    switch (request.command) {
+      case 'ADD': {
+        const outcome = await runAdd(
+          request,
+          settings,
+          {
+            reader: timedReader(readerFor(settings.liveNetworkConfigOnAdd, options.shared), metrics),
+            saveDelegates: (containerID, delegates) => saveDelegates(settings.cniDir, containerID, delegates.map(cacheRecord)),
+            addNetwork: timedDelegate(metrics, 'ADD', addNetwork),
+            delNetwork: timedDelegate(metrics, 'DEL', delNetwork),
+            onRejected: (error) => {
+              metrics.guardRejections.inc({ reason: error.code });
+            },
+            writeNetworkStatus: async (pod, results, statusSignal) => {
+              const statuses = results.flatMap(({ delegate, result }) => buildNetworkStatuses(delegate.name, toResult100(result), delegate.master));
+              try {
+                await writeNetworkStatus(options.client, pod, statuses, statusSignal);
+              } catch (error) {
+                // A Pod deleted meanwhile has no status to report on; its sandbox is being torn down (as upstream).
+                if (!isApiError(error, 'NotFound')) throw error;
+                logger.info({ err: error }, 'network-status not written: the Pod was deleted during ADD');
+              }
+            },
+            logger,
+          },
+          signal,
+        );
+        return { result: outcome.kind === 'pod-gone' ? emptyResult(request) : toResult100(outcome.result) };
+      }
+      case 'DEL':
+        await runDel(
+          request,
+          settings,
+          {
+            loadDelegates: (containerID) => loadDelegates(settings.cniDir, containerID),
+            removeDelegates: (containerID) => removeDelegates(settings.cniDir, containerID),
+            delNetwork: timedDelegate(metrics, 'DEL', delNetwork),
+            logger,
+          },
+          signal,
+        );
+        return {};
+      case 'CHECK':
+      case 'GC':
+      case 'STATUS':
+        return {};
+    }
+  }
 }

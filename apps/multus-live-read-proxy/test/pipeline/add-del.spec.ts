@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { annotations, isSriovDraError } from '@sriov-dra/contract';
 import { type ApiRequest, KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { DaemonMetrics } from '../../src/metrics.ts';
 import { type RequestSettings, createCniHandler } from '../../src/pipeline/cni-handler.ts';
 import { type SharedPodNetworkInformers, createSharedPodNetworkInformers, runSharedPodNetworkInformers } from '../../src/reads/shared-informers.ts';
 import type { CniRequestHandler } from '../../src/server/cni-request.ts';
@@ -29,6 +30,17 @@ let node: NodeFixture;
 let client: RecordingClient;
 let shared: SharedPodNetworkInformers;
 let stopInformers: () => Promise<void>;
+const metrics = new DaemonMetrics();
+
+/** A counter's value, or a histogram's observation count, for one labelled series. */
+async function observed(
+  metric: { get(): Promise<{ values: { labels: Record<string, unknown>; value: number; metricName?: string }[] }> },
+  labels: Record<string, string>,
+): Promise<number> {
+  const { values } = await metric.get();
+  const series = values.filter((entry) => entry.metricName === undefined || entry.metricName.endsWith('_count'));
+  return series.find((entry) => Object.entries(labels).every(([key, value]) => entry.labels[key] === value))?.value ?? 0;
+}
 
 function settings(liveNetworkConfigOnAdd: boolean): RequestSettings {
   return {
@@ -50,7 +62,7 @@ function settings(liveNetworkConfigOnAdd: boolean): RequestSettings {
 }
 
 function handler(live: boolean): CniRequestHandler {
-  return createCniHandler({ settingsFor: () => settings(live), shared, client, logger: pino({ level: 'silent' }) });
+  return createCniHandler({ settingsFor: () => settings(live), shared, client, logger: pino({ level: 'silent' }), metrics });
 }
 
 /** A CNI result reduced to what lands in the sandbox: its interfaces there and its addresses. */
@@ -166,6 +178,10 @@ describe('ADD and DEL', () => {
         { name: `${NS}/${shadow}`, interface: 'dra0', ips: ['192.0.2.10'] },
       ]);
       expect(client.sent.filter((line) => /resourceclaims|resourceslices/.test(line))).toEqual([]);
+      // The shadow; the cluster network's NAD lookups (404, then confDir) of this ADD and the first one are errors.
+      expect(await observed(metrics.liveReadDuration, { object: 'network-attachment-definition', result: 'ok' })).toBe(1);
+      expect(await observed(metrics.liveReadDuration, { object: 'network-attachment-definition', result: 'error' })).toBe(2);
+      expect(await observed(metrics.delegateDuration, { plugin_type: 'sriov', command: 'ADD', result: 'ok' })).toBe(1);
       // The cluster network is looked up as a NAD first (404 here) before confDir, as Multus does.
       expect(client.sent).toEqual([
         `GET /api/v1/namespaces/${NS}/pods/trainer`,
@@ -196,6 +212,8 @@ describe('the guard runs before any delegate', () => {
         .handle(cniRequest('ADD', 'c-deleting', sandbox.path, { namespace: NS, name: 'deleting', uid: pod.metadata.uid }), AbortSignal.timeout(60_000))
         .catch((error: unknown) => error);
       expect(isSriovDraError(outcome, 'ManagedShadowNotReady')).toBe(true);
+      expect(await observed(metrics.guardRejections, { reason: 'ManagedShadowNotReady' })).toBe(1);
+      expect(await observed(metrics.requestDuration, { command: 'ADD', result: 'error' })).toBe(1);
       expect(sandbox.links()).toEqual([]);
       expect((await node.sriovCalls()).length).toBe(before);
       expect(existsSync(join(node.cniDir, 'c-deleting'))).toBe(false);

@@ -14,7 +14,6 @@ interface Behaviour {
   readonly stdout?: unknown;
   readonly stderr?: string;
   readonly exit?: number;
-  readonly hang?: boolean;
 }
 type Behaviours = Record<string, Partial<Record<'ADD' | 'CHECK' | 'DEL', Behaviour>>>;
 
@@ -36,14 +35,19 @@ const env = {};
 for (const key of ['CNI_COMMAND', 'CNI_CONTAINERID', 'CNI_NETNS', 'CNI_IFNAME', 'CNI_ARGS', 'CNI_PATH']) env[key] = process.env[key];
 fs.appendFileSync(path.join(dir, 'calls.log'), JSON.stringify({ plugin: name, pid: process.pid, env, stdinText, stdin: JSON.parse(stdinText) }) + '\\n');
 const behaviour = (JSON.parse(fs.readFileSync(path.join(dir, 'behaviour.json'), 'utf8'))[name] || {})[env.CNI_COMMAND] || {};
-if (behaviour.hang) {
-  setInterval(() => undefined, 1 << 30);
-} else {
-  if (behaviour.stdout !== undefined) process.stdout.write(typeof behaviour.stdout === 'string' ? behaviour.stdout : JSON.stringify(behaviour.stdout));
-  if (behaviour.stderr !== undefined) process.stderr.write(behaviour.stderr);
-  process.exitCode = behaviour.exit || 0;
-}
+if (behaviour.stdout !== undefined) process.stdout.write(typeof behaviour.stdout === 'string' ? behaviour.stdout : JSON.stringify(behaviour.stdout));
+if (behaviour.stderr !== undefined) process.stderr.write(behaviour.stderr);
+process.exitCode = behaviour.exit || 0;
 `;
+
+// Never answers. A shell script, so it is running (and logged) within a few milliseconds even on a busy
+// machine, long before the short deadline; exec keeps the logged pid the one that must be killed.
+const HANG = `#!/bin/sh
+cat > /dev/null
+echo '{"plugin":"rec-hang","pid":'$$',"env":{},"stdinText":"","stdin":{}}' >> "$(dirname "$0")/calls.log"
+exec sleep 100000
+`;
+const HANG_LIST = Buffer.from('{"cniVersion":"1.0.0","name":"rec-net","plugins":[{"type":"rec-hang"}]}');
 
 let work: string;
 let counter = 0;
@@ -65,6 +69,8 @@ async function makeBin(behaviours: Behaviours, names: readonly string[] = ['rec-
     await writeFile(join(dir, name), RECORDER);
     await chmod(join(dir, name), 0o755);
   }
+  await writeFile(join(dir, 'rec-hang'), HANG);
+  await chmod(join(dir, 'rec-hang'), 0o755);
   await writeFile(join(dir, 'behaviour.json'), JSON.stringify(behaviours));
   return {
     dir: root,
@@ -90,10 +96,10 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** Resolves once a plugin has logged its call, i.e. it is running. */
+/** Resolves once a plugin has logged its whole call line, i.e. it is running past its log write. */
 async function loggedCall(bin: Bin): Promise<void> {
   for await (const event of watch(bin.binDirs[1] ?? '')) {
-    if (event.filename === 'calls.log') return;
+    if (event.filename === 'calls.log' && (await bin.calls().catch(() => [])).length > 0) return;
   }
 }
 
@@ -249,23 +255,23 @@ describe('ADD', () => {
   });
 
   it('kills a plugin that never answers at the deadline', async () => {
-    const bin = await makeBin({ 'rec-a': { ADD: { hang: true } } });
-    const error = await failure(addNetwork(LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 300 }));
+    const bin = await makeBin({});
+    const error = await failure(addNetwork(HANG_LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 300 }));
     expect(error).toBeInstanceOf(CniInvocationError);
-    expect(error).toMatchObject({ code: 'PluginTimedOut', pluginType: 'rec-a', network: 'rec-net' });
+    expect(error).toMatchObject({ code: 'PluginTimedOut', pluginType: 'rec-hang', network: 'rec-net' });
     const calls = await bin.calls();
-    expect(calls.map((call) => call.plugin)).toEqual(['rec-a']);
+    expect(calls.map((call) => call.plugin)).toEqual(['rec-hang']);
     expect(isRunning(calls[0]?.pid ?? 0)).toBe(false);
   });
 
   it('kills the running plugin when the caller cancels', async () => {
-    const bin = await makeBin({ 'rec-a': { ADD: { hang: true } } });
+    const bin = await makeBin({});
     const controller = new AbortController();
     const started = loggedCall(bin);
-    const pending = failure(addNetwork(LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 60_000, signal: controller.signal }));
+    const pending = failure(addNetwork(HANG_LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 60_000, signal: controller.signal }));
     await started;
     controller.abort(new Error('shutting down'));
-    expect(await pending).toMatchObject({ code: 'PluginCancelled', pluginType: 'rec-a' });
+    expect(await pending).toMatchObject({ code: 'PluginCancelled', pluginType: 'rec-hang' });
     expect(isRunning((await bin.calls())[0]?.pid ?? 0)).toBe(false);
   });
 

@@ -16,7 +16,7 @@ import { DiscoveryScanner, watchSysfs } from './discovery/scanner.ts';
 import { createSysfs } from './discovery/sysfs.ts';
 import type { DriverFlags } from './driver-flags.ts';
 import { writeFileAtomic } from './durable/atomic-write.ts';
-import { type HealthServer, startHealthServer } from './http-server.ts';
+import { type HealthServer, startHealthServer } from '@sriov-dra/k8s';
 import { startKubeletPlugin } from './kubelet/kubelet-plugin.ts';
 import { MeteredPreparer } from './kubelet/metered-preparer.ts';
 import { DriverMetrics } from './metrics.ts';

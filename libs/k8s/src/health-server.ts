@@ -27,7 +27,7 @@ function refuseSchema(): never {
 
 /**
  * The routes declare no schemas, so fastify never compiles one; left to its default compilers it would
- * still load Ajv, its formats and fast-json-stringify for every instance: close to 4 MiB of the driver's
+ * still load Ajv, its formats and fast-json-stringify for every instance: close to 4 MiB of a service's
  * resident memory (3 MiB of heap) spent on code that never runs.
  */
 const noSchemaCompilers: NonNullable<FastifyServerOptions['schemaController']> = {
@@ -35,7 +35,7 @@ const noSchemaCompilers: NonNullable<FastifyServerOptions['schemaController']> =
 };
 
 /**
- * The driver's health endpoint: /healthz answers while the process serves requests at all, /readyz only
+ * A service's health endpoint: /healthz answers while the process serves requests at all, /readyz only
  * when every readiness check passes (naming the ones that do not), /metrics in the Prometheus text format.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {

@@ -15,3 +15,4 @@ export * from './client-config.ts';
 export type { AuthMaterial, Credentials } from './credentials.ts';
 export * from './in-cluster.ts';
 export * from './kubeconfig.ts';
+export * from './health-server.ts';

@@ -1,0 +1,120 @@
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { type HealthServer, KubeClient, type KubeClientOptions, startHealthServer } from '@sriov-dra/k8s';
+import { type DaemonConfig, delegateBinDirs, effectiveNetConf, parseDaemonConfig } from './daemon-config.ts';
+import type { DaemonFlags } from './daemon-flags.ts';
+import { DaemonMetrics } from './metrics.ts';
+import { type RequestSettings, createCniHandler } from './pipeline/cni-handler.ts';
+import { createSharedPodNetworkInformers, runSharedPodNetworkInformers } from './reads/shared-informers.ts';
+import type { CniRequest } from './server/cni-request.ts';
+import { type DaemonServer, startDaemonServer } from './server/daemon-server.ts';
+
+/** Deadline of one delegate network's ADD or DEL; the runtime's own CNI deadline is minutes. */
+const DELEGATE_TIMEOUT_MS = 60_000;
+/** libcni's default cache directory, which upstream Multus uses for delegate results. */
+const LIBCNI_CACHE_DIR = '/var/lib/cni';
+
+export interface Daemon {
+  readonly socketPath: string;
+  /** Port of /healthz, /readyz and /metrics, when served. */
+  readonly metricsPort: number | undefined;
+  readonly metrics: DaemonMetrics;
+  /** /readyz fails from now on, then everything in flight is answered and the process may exit. */
+  stop(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  readonly logger: Logger;
+  /** Where libcni keeps delegate results (tests point it into a temporary directory). */
+  readonly resultCacheDir?: string;
+}
+
+/** The settings of one request: the shim's stdin configuration overlaid with the daemon's (Multus's rule). */
+function settingsFor(config: DaemonConfig, resultCacheDir: string): (request: CniRequest) => RequestSettings {
+  return (request) => {
+    const conf = effectiveNetConf(config, request.config);
+    return {
+      plan: {
+        clusterNetwork: conf.clusterNetwork,
+        defaultNetworks: conf.defaultNetworks,
+        multusNamespace: conf.multusNamespace,
+        systemNamespaces: conf.systemNamespaces,
+        namespaceIsolation: conf.namespaceIsolation,
+        nonIsolatedNamespaces: conf.globalNamespaces,
+      },
+      confDir: conf.confDir,
+      binDirs: delegateBinDirs(conf, request.path),
+      resultCacheDir,
+      delegateTimeoutMs: DELEGATE_TIMEOUT_MS,
+      cniDir: conf.cniDir,
+      liveNetworkConfigOnAdd: conf.liveNetworkConfigOnAdd,
+    };
+  };
+}
+
+function kubeClient(flags: DaemonFlags): KubeClient {
+  const options: KubeClientOptions = { qps: flags.kubeApiQps, burst: flags.kubeApiBurst, userAgent: 'sriov-dra/multus-live-read-proxy' };
+  return flags.kubeconfig === undefined ? KubeClient.inCluster(options) : KubeClient.fromKubeConfig(flags.kubeconfig, options);
+}
+
+/**
+ * Starts the node's Multus daemon: the shared Pod (this node's) and NAD informers, the shim's unix socket,
+ * and the TCP health and metrics endpoint. A configuration error throws before anything listens.
+ */
+export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): Promise<Daemon> {
+  const { logger } = options;
+  const config = parseDaemonConfig(await readFile(flags.config), flags.config);
+  const client = kubeClient(flags);
+  const metrics = new DaemonMetrics();
+  const shared = createSharedPodNetworkInformers(client, flags.nodeName, {
+    onError: (error, phase) => {
+      logger.warn({ err: error, phase }, 'shared informer restarting');
+    },
+  });
+  const running = new AbortController();
+  const informers = runSharedPodNetworkInformers(shared, running.signal).catch((error: unknown) => {
+    logger.error({ err: error }, 'shared informers stopped');
+  });
+  let server: DaemonServer | undefined;
+  let health: HealthServer | undefined;
+  try {
+    server = await startDaemonServer({
+      socketDir: config.socketDir,
+      handler: createCniHandler({ settingsFor: settingsFor(config, options.resultCacheDir ?? LIBCNI_CACHE_DIR), shared, client, logger, metrics }),
+      logger,
+    });
+    if (flags.metricsPort >= 0) {
+      health = await startHealthServer({
+        port: flags.metricsPort,
+        host: '0.0.0.0',
+        registry: metrics.registry,
+        readiness: [
+          // Live ADDs do not need the informers; informer-mode ADDs and upstream parity do.
+          { name: 'Pod informer synced', ready: () => shared.pods.hasSynced() },
+          { name: 'NAD informer synced', ready: () => shared.networkAttachmentDefinitions.hasSynced() },
+        ],
+      });
+    }
+  } catch (error) {
+    running.abort();
+    await informers;
+    await server?.close();
+    client.close();
+    throw error;
+  }
+  logger.info({ socket: server.socketPath, metricsPort: health?.port, liveNetworkConfigOnAdd: config.liveNetworkConfigOnAdd }, 'daemon serving');
+  const serving = server;
+  return {
+    socketPath: serving.socketPath,
+    metricsPort: health?.port,
+    metrics,
+    async stop() {
+      serving.beginShutdown();
+      await serving.close();
+      await health?.close();
+      running.abort();
+      await informers;
+      client.close();
+    },
+  };
+}

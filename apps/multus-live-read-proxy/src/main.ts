@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { pino } from 'pino';
+import { type Daemon, startDaemon } from './daemon.ts';
+import { daemonFlagsUsage, parseDaemonFlags, wantsHelp } from './daemon-flags.ts';
+
+/** Exit status for a bad command line or environment, as for a usage error. */
+const EXIT_CONFIG = 2;
+
+if (wantsHelp(process.argv.slice(2))) {
+  process.stdout.write(daemonFlagsUsage());
+  process.exit(0);
+}
+
+const flags = parseDaemonFlags(process.argv.slice(2), process.env);
+if (!flags.ok) {
+  process.stderr.write(`${flags.error.message}\n`);
+  process.exit(EXIT_CONFIG);
+}
+
+const logger = pino({ base: { component: 'multus-live-read-proxy', node: flags.value.nodeName } });
+let daemon: Daemon;
+try {
+  daemon = await startDaemon(flags.value, { logger });
+} catch (error) {
+  logger.fatal({ err: error }, `daemon failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+const shutdown = (signal: NodeJS.Signals): void => {
+  logger.info({ signal }, 'stopping: answering what is in flight');
+  daemon.stop().then(
+    () => {
+      logger.info('daemon stopped');
+      process.exit(0);
+    },
+    (error: unknown) => {
+      logger.error({ err: error }, 'daemon did not stop cleanly');
+      process.exit(1);
+    },
+  );
+};
+process.once('SIGTERM', shutdown);
+process.once('SIGINT', shutdown);

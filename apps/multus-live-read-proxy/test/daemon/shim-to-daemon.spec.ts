@@ -1,0 +1,137 @@
+// The whole daemon as a node runs it: the unchanged upstream multus-shim (v4.2.3) is the CNI binary, our
+// daemon answers on its socket, reads the Pod and NADs live from a real API server, and runs the real
+// bridge/host-local plugins and a recording sriov stand-in in network namespaces.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { annotations } from '@sriov-dra/contract';
+import { resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, cacheRoot, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type Daemon, startDaemon } from '../../src/daemon.ts';
+import { NODE, type NodeFixture, bindShadow, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
+import { runShim } from '../server/multus-shim.ts';
+
+const NS = 'ai-workloads';
+
+let cp: ControlPlane;
+let node: NodeFixture;
+let daemon: Daemon;
+let socketDir: string;
+
+function shimEnv(command: string, containerID: string, netns: string, pod: { name: string; uid: string }): Record<string, string> {
+  return {
+    CNI_COMMAND: command,
+    CNI_CONTAINERID: containerID,
+    CNI_NETNS: netns,
+    CNI_IFNAME: 'eth0',
+    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${pod.name};K8S_POD_INFRA_CONTAINER_ID=${containerID};K8S_POD_UID=${pod.uid}`,
+    // The sriov stand-in's directory: the daemon searches its binDir, then the request's CNI_PATH.
+    CNI_PATH: node.binDirs[1] ?? '',
+    PATH: process.env['PATH'] ?? '',
+  };
+}
+
+function shimConfig(cniVersion: string): string {
+  return JSON.stringify({ cniVersion, name: 'multus-cni-network', type: 'multus-shim', daemonSocketDir: socketDir });
+}
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  await installCrds(cp.adminClient);
+  await createNamespace(cp.adminClient, NS);
+  node = await createNodeFixture();
+  socketDir = join(node.root, 'run-multus');
+  await mkdir(socketDir, { recursive: true });
+  const config = join(node.root, 'daemon-config.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      cniVersion: '1.0.0',
+      chrootDir: '',
+      socketDir,
+      binDir: join(cacheRoot(), 'cni', 'bin'),
+      confDir: node.confDir,
+      cniDir: node.cniDir,
+      clusterNetwork: 'primary',
+      multusNamespace: 'kube-system',
+      liveNetworkConfigOnAdd: true,
+    }),
+  );
+  daemon = await startDaemon(
+    { config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: 0, kubeApiQps: 100, kubeApiBurst: 200 },
+    { logger: pino({ level: 'silent' }), resultCacheDir: node.resultCacheDir },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await daemon.stop();
+  await cp.stop();
+  await removeNodeFixture(node);
+});
+
+describe('the upstream multus-shim driving this daemon', () => {
+  it('ADDs the primary network and the Pod’s managed VF, CHECKs, and DELs from the cache while the shadow is Terminating', async () => {
+    const pod = await createPod(cp.adminClient, NS, 'trainer');
+    const shadow = await bindShadow(cp.adminClient, pod, node.hostLocalDir, '0000:03:00.1');
+    const sandbox = createSandbox();
+    const who = { name: 'trainer', uid: pod.metadata.uid };
+    try {
+      const add = await runShim(shimEnv('ADD', 'c-trainer', sandbox.path, who), shimConfig('0.4.0'));
+      expect({ code: add.code, stderr: add.stderr }).toEqual({ code: 0, stderr: '' });
+      // The shim prints the master's result in the version the runtime asked for.
+      const result = JSON.parse(add.stdout) as { cniVersion: string; ips: { version: string; address: string }[] };
+      expect({ cniVersion: result.cniVersion, ips: result.ips.map((ip) => `${ip.version} ${ip.address}`) }).toEqual({
+        cniVersion: '0.4.0',
+        ips: ['4 10.244.7.2/24'],
+      });
+      expect(sandbox.links()).toEqual(['eth0 10.244.7.2']);
+      expect((await node.sriovCalls()).map(({ command, ifName, stdin }) => `${command} ${ifName} ${String(stdin['deviceID'])}`)).toEqual([
+        'ADD dra0 0000:03:00.1',
+      ]);
+      const live = await cp.adminClient.get(resourceTypes.pod, { namespace: NS, name: 'trainer' });
+      expect((JSON.parse(live.metadata.annotations?.[annotations.networkStatus] ?? '[]') as { interface: string }[]).map((status) => status.interface)).toEqual(
+        ['eth0', 'dra0'],
+      );
+
+      const check = await runShim(shimEnv('CHECK', 'c-trainer', sandbox.path, who), shimConfig('1.0.0'));
+      expect(check.code).toBe(0);
+
+      // The Pod goes away and the shadow is only Terminating (its finalizer holds it): DEL needs neither.
+      await cp.adminClient.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow });
+      await cp.adminClient.delete(resourceTypes.pod, { namespace: NS, name: 'trainer' }, { gracePeriodSeconds: 0 });
+      const del = await runShim(shimEnv('DEL', 'c-trainer', sandbox.path, who), shimConfig('1.0.0'));
+      expect(del.code).toBe(0);
+      expect((await node.sriovCalls()).map(({ command, ifName, stdin }) => `${command} ${ifName} ${String(stdin['deviceID'])}`)).toEqual([
+        'ADD dra0 0000:03:00.1',
+        'DEL dra0 0000:03:00.1',
+      ]);
+      expect(sandbox.links()).toEqual([]);
+      expect(readdirSync(join(node.hostLocalDir, 'primary')).filter((entry) => /^\d+\.\d+\.\d+\.\d+$/.test(entry))).toEqual([]);
+      expect(existsSync(join(node.cniDir, 'c-trainer'))).toBe(false);
+    } finally {
+      sandbox.remove();
+    }
+  });
+
+  it('answers a refused ADD with the typed reason in the shim’s CNI error', async () => {
+    const pod = await createPod(cp.adminClient, NS, 'collider');
+    await cp.adminClient.patch(
+      resourceTypes.pod,
+      { namespace: NS, name: 'collider' },
+      { metadata: { annotations: { [annotations.networks]: '[{"name":"missing-net","interface":"eth0"}]' } } },
+      'application/merge-patch+json',
+    );
+    const sandbox = createSandbox();
+    try {
+      const add = await runShim(shimEnv('ADD', 'c-collider', sandbox.path, { name: 'collider', uid: pod.metadata.uid }), shimConfig('1.0.0'));
+      expect(add.code).not.toBe(0);
+      const error = JSON.parse(add.stdout) as { msg: string; details?: string };
+      expect(`${error.msg} ${error.details ?? ''}`).toContain('NetworkAttachmentDefinitionNotFound');
+      expect(sandbox.links()).toEqual([]);
+    } finally {
+      sandbox.remove();
+    }
+  });
+});

@@ -3,7 +3,7 @@
 // leaves no process and no listening port behind.
 import { connect } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
-import type { KubeObject } from '../src/client.ts';
+import { KubeClient, type KubeObject } from '../src/client.ts';
 import { resourceTypes } from '../src/resources.ts';
 import { DEFAULT_K8S_VERSION, isProcessAlive as alive, createNamespace, httpsGetText, startControlPlane } from '../src/testing/index.ts';
 
@@ -68,4 +68,28 @@ describe('startControlPlane', () => {
       expect(await Promise.all(endpoints.map(refused))).toEqual([true, true]);
     }
   }, 180_000);
+
+  it('audits every request at the API server with its user, user agent, object and response code', async () => {
+    const cp = await startControlPlane({ audit: true });
+    try {
+      const auditor = KubeClient.fromKubeConfig(cp.kubeconfigFor('auditor', { groups: ['system:masters'] }), { userAgent: 'audit-probe/1' });
+      try {
+        await auditor.get(resourceTypes.namespace, { name: 'default' });
+        await expect(auditor.get(resourceTypes.namespace, { name: 'absent' })).rejects.toThrow();
+      } finally {
+        auditor.close();
+      }
+      const requests = (await cp.auditLog?.requests()) ?? [];
+      expect(
+        requests
+          .filter((event) => event.user.username === 'auditor')
+          .map((event) => [event.stage, event.verb, event.objectRef?.resource, event.objectRef?.name, event.responseStatus?.code, event.userAgent]),
+      ).toEqual([
+        ['ResponseComplete', 'get', 'namespaces', 'default', 200, 'audit-probe/1'],
+        ['ResponseComplete', 'get', 'namespaces', 'absent', 404, 'audit-probe/1'],
+      ]);
+    } finally {
+      await cp.stop();
+    }
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,11 @@ export interface ControlPlaneOptions {
    * server's schedule: a resourceVersion then expires (410 Gone) only when a test calls compactEtcd().
    */
   readonly watchFromEtcd?: boolean;
+  /**
+   * Audit every request at level Metadata into the working directory (`ControlPlane.auditLog`): who asked
+   * for what, counted at the API server rather than in a client a test could bypass.
+   */
+  readonly audit?: boolean;
   /** Keep the working directory (logs, certificates) after stop, for debugging. */
   readonly keepDir?: boolean;
   readonly startTimeoutMs?: number;
@@ -42,6 +48,13 @@ export interface ControlPlane {
   readonly dir: string;
   /** A client authenticated as `user` with `groups` through a client certificate. */
   clientFor(user: string, groups?: readonly string[]): KubeClient;
+  /**
+   * A kubeconfig file for `user` with `groups` (client certificate), for a process of its own; `server`
+   * defaults to the API server's address (pass a TcpProxy's to route its traffic through the proxy).
+   */
+  kubeconfigFor(user: string, options?: { readonly groups?: readonly string[]; readonly server?: string }): string;
+  /** The API server's audit log; present when started with `audit: true`. */
+  readonly auditLog: AuditLog | undefined;
   /** An admin client that reaches the API server at another address, e.g. through a TcpProxy. */
   adminClientAt(server: string): KubeClient;
   /** A client presenting a bearer token (e.g. a ServiceAccount token from the TokenRequest API). */
@@ -55,6 +68,73 @@ export interface ControlPlane {
   /** Compacts etcd at its current revision: every older resourceVersion is gone from storage. */
   compactEtcd(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** One audit event as kube-apiserver writes it at level Metadata (audit.k8s.io/v1), the fields tests read. */
+export interface AuditEvent {
+  readonly auditID: string;
+  readonly stage: 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
+  readonly verb: string;
+  readonly requestURI: string;
+  readonly user: { readonly username: string; readonly groups?: readonly string[] };
+  readonly userAgent?: string;
+  readonly objectRef?: {
+    readonly resource?: string;
+    readonly subresource?: string;
+    readonly namespace?: string;
+    readonly name?: string;
+    readonly apiGroup?: string;
+  };
+  readonly responseStatus?: { readonly code?: number };
+}
+
+export interface AuditLog {
+  readonly path: string;
+  /** Every event written so far, in file order, every stage. */
+  events(): Promise<AuditEvent[]>;
+  /**
+   * One event per request, in the order the API server received them: its last stage, once every
+   * request received so far has been answered (a watch: once its response started).
+   */
+  requests(): Promise<AuditEvent[]>;
+}
+
+// Blocking mode (the default of the log backend, spelled out) writes RequestReceived before the request
+// is handled, so a request whose response a client holds is already in the log.
+const AUDIT_POLICY = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n';
+
+function auditArgs(dir: string): string[] {
+  writeFileSync(join(dir, 'audit-policy.yaml'), AUDIT_POLICY);
+  return [`--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${join(dir, 'audit.log')}`, '--audit-log-mode=blocking'];
+}
+
+function auditLogAt(path: string, timeoutMs: number): AuditLog {
+  const events = async (): Promise<AuditEvent[]> => {
+    const text = await readFile(path, 'utf8').catch(() => '');
+    // A line still being written has no newline yet.
+    return text
+      .slice(0, text.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as AuditEvent);
+  };
+  return {
+    path,
+    events,
+    async requests() {
+      let latest = new Map<string, AuditEvent>();
+      await waitFor(
+        'every audited request answered',
+        async () => {
+          latest = new Map();
+          for (const event of await events()) latest.set(event.auditID, event);
+          return [...latest.values()].every((event) => event.stage !== 'RequestReceived');
+        },
+        { timeoutMs },
+      );
+      return [...latest.values()];
+    },
+  };
 }
 
 function featureGateArgs(featureGates: Readonly<Record<string, boolean>>): string[] {
@@ -91,6 +171,7 @@ function apiServerArgs(
     // ServiceAccount admission is on by default; createNamespace() provides the ServiceAccount it requires.
     '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
     ...(options.watchFromEtcd === true ? ['--watch-cache=false', '--etcd-compaction-interval=0'] : []),
+    ...(options.audit === true ? auditArgs(dir) : []),
     ...featureGateArgs(options.featureGates ?? {}),
     '--v=1',
   ];
@@ -242,6 +323,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       adminClient,
       caCert: pki.caCert,
       dir,
+      auditLog: options.audit === true ? auditLogAt(join(dir, 'audit.log'), timeoutMs) : undefined,
+      kubeconfigFor(user, { groups = [], server: address = server } = {}) {
+        const file = `${user.replaceAll(':', '-')}-${new URL(address).port}.kubeconfig`;
+        return writeKubeconfig(join(dir, file), address, pki.caCert, user, pki.client(user, groups));
+      },
       clientFor(user, groups = []) {
         const cert = pki.client(user, groups);
         return track(

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { type HealthServer, KubeClient, type KubeClientOptions, startHealthServer } from '@sriov-dra/k8s';
 import { type DaemonConfig, delegateBinDirs, effectiveNetConf, parseDaemonConfig } from './daemon-config.ts';
 import type { DaemonFlags } from './daemon-flags.ts';
+import { type EntryConfigWriter, startEntryConfigWriter } from './entry-config/entry-config-writer.ts';
 import { DaemonMetrics } from './metrics.ts';
 import { type RequestSettings, createCniHandler } from './pipeline/cni-handler.ts';
 import { createSharedPodNetworkInformers, runSharedPodNetworkInformers } from './reads/shared-informers.ts';
@@ -19,6 +20,8 @@ export interface Daemon {
   /** Port of /healthz, /readyz and /metrics, when served. */
   readonly metricsPort: number | undefined;
   readonly metrics: DaemonMetrics;
+  /** <cniConfigDir>/00-multus.conf, kept generated in auto mode (multusConfigFile "auto"). */
+  readonly entryConfigPath: string | undefined;
   /** /readyz fails from now on, then everything in flight is answered and the process may exit. */
   stop(): Promise<void>;
 }
@@ -77,6 +80,7 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
   });
   let server: DaemonServer | undefined;
   let health: HealthServer | undefined;
+  let entryConfig: EntryConfigWriter | undefined;
   try {
     server = await startDaemonServer({
       socketDir: config.socketDir,
@@ -95,20 +99,30 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
         ],
       });
     }
+    // As upstream: the runtime finds the shim's configuration only once the socket it names is serving.
+    if (config.multusConfigFile === 'auto') entryConfig = await startEntryConfigWriter(config, { logger });
   } catch (error) {
     running.abort();
     await informers;
+    await health?.close();
     await server?.close();
     client.close();
     throw error;
   }
-  logger.info({ socket: server.socketPath, metricsPort: health?.port, liveNetworkConfigOnAdd: config.liveNetworkConfigOnAdd }, 'daemon serving');
+  logger.info(
+    { socket: server.socketPath, metricsPort: health?.port, liveNetworkConfigOnAdd: config.liveNetworkConfigOnAdd, entryConfig: entryConfig?.path },
+    'daemon serving',
+  );
   const serving = server;
+  const writer = entryConfig;
   return {
     socketPath: serving.socketPath,
     metricsPort: health?.port,
     metrics,
+    entryConfigPath: writer?.path,
     async stop() {
+      // No new sandbox is pointed at a daemon that is going away (upstream removes the file likewise).
+      await writer?.stop();
       serving.beginShutdown();
       await serving.close();
       await health?.close();

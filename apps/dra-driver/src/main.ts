@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
 import { type Driver, startDriver } from './driver.ts';
 import { driverFlagsUsage, parseDriverFlags, wantsHelp } from './driver-flags.ts';

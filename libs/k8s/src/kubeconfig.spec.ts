@@ -118,6 +118,23 @@ describe('kubeconfig fields', () => {
     expect(load(other, { context: 'd' })).toMatchObject({ context: 'd', namespace: 'd' });
   });
 
+  it('reads JSON, YAML and a YAML flow mapping that is not JSON alike', async () => {
+    const content = single({}, { token: 'inline' }, { namespace: 'ns' });
+    const asJson = load(JSON.stringify(content, null, 2));
+    const asYaml = load(stringify(content));
+    // A flow mapping with unquoted keys starts with "{" but is not JSON.
+    const asFlow = load(
+      '{apiVersion: v1, kind: Config, clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443"}}], users: [{name: u, user: {token: inline}}], contexts: [{name: c, context: {cluster: k, user: u, namespace: ns}}], current-context: c}',
+    );
+    for (const resolved of [asJson, asYaml, asFlow]) {
+      expect({ server: resolved.server.href, namespace: resolved.namespace, token: await token(resolved) }).toEqual({
+        server: 'https://127.0.0.1:6443/',
+        namespace: 'ns',
+        token: 'inline',
+      });
+    }
+  });
+
   it('a server below a path keeps the path', () => {
     expect(load(single({ server: 'https://proxy.example/k8s/clusters/c-1' })).server.pathname).toBe('/k8s/clusters/c-1');
   });

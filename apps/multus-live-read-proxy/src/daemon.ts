@@ -13,7 +13,7 @@ import { type DaemonServer, startDaemonServer } from './server/daemon-server.ts'
 /** Deadline of one delegate network's ADD or DEL; the runtime's own CNI deadline is minutes. */
 const DELEGATE_TIMEOUT_MS = 60_000;
 /** libcni's default cache directory, which upstream Multus uses for delegate results. */
-const LIBCNI_CACHE_DIR = '/var/lib/cni';
+export const LIBCNI_CACHE_DIR = '/var/lib/cni';
 
 export interface Daemon {
   readonly socketPath: string;

@@ -2,9 +2,15 @@
 import { pino } from 'pino';
 import { type Daemon, startDaemon } from './daemon.ts';
 import { daemonFlagsUsage, parseDaemonFlags, wantsHelp } from './daemon-flags.ts';
+import { preflightCommand } from './preflight/preflight-command.ts';
+import { PREFLIGHT_COMMAND } from './preflight/preflight-flags.ts';
 
 /** Exit status for a bad command line or environment, as for a usage error. */
 const EXIT_CONFIG = 2;
+
+if (process.argv[2] === PREFLIGHT_COMMAND) {
+  process.exit(await preflightCommand(process.argv.slice(3), process.env, process.stdout, process.stderr));
+}
 
 if (wantsHelp(process.argv.slice(2))) {
   process.stdout.write(daemonFlagsUsage());

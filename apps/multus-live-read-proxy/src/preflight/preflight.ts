@@ -1,0 +1,141 @@
+import { constants } from 'node:fs';
+import { access, readFile, readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { goFoldEqual } from '@sriov-dra/cni-render';
+import { type KubeClient, errorMessage } from '@sriov-dra/k8s';
+import { LIBCNI_CACHE_DIR } from '../daemon.ts';
+import { type DaemonConfig, type EffectiveNetConf, effectiveNetConf, parseDaemonConfig } from '../daemon-config.ts';
+import { ENTRY_CONFIG_FILE, autoconfigDir, configuredPrimaryName, findPrimaryConfName, renderEntryConfig } from '../entry-config/entry-config.ts';
+import { reviewAccess } from './access-review.ts';
+import { buildIdentity } from './build-identity.ts';
+import { type BinaryFacts, type ConfigFacts, type PreflightCheck, type PreflightFacts, evaluatePreflight } from './checks.ts';
+import { clusterNetworkConfig, pluginTypes } from './cluster-network-plugins.ts';
+import { findDynamicNetworksControllers } from './dynamic-networks-controller.ts';
+import { parseMountInfo } from './mountinfo.ts';
+import { probeStorage } from './storage-probe.ts';
+
+/** Upstream's delegate cache when cniDir is not configured. */
+const DEFAULT_CNI_DIR = '/var/lib/cni/multus';
+
+export interface PreflightOptions {
+  /** daemon-config.json, the file the daemon itself is started with. */
+  readonly configPath: string;
+  /** The daemon's own identity (its ServiceAccount in the cluster). */
+  readonly client: KubeClient;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** libcni's result cache; the daemon's default unless a test points it elsewhere. */
+  readonly resultCacheDir?: string;
+}
+
+/** The multus-shim configuration the runtime hands over: the generated file in auto mode, else the installed copy. */
+function shimConfigPath(config: DaemonConfig): string {
+  return join(config.cniConfigDir, config.multusConfigFile === 'auto' ? ENTRY_CONFIG_FILE : basename(config.multusConfigFile));
+}
+
+/** What the daemon would write in auto mode when it has not run yet, so the effective configuration is still known. */
+async function expectedEntryConfig(config: DaemonConfig): Promise<string | undefined> {
+  if (config.multusConfigFile !== 'auto') return undefined;
+  const dir = autoconfigDir(config);
+  const name = configuredPrimaryName(config) ?? findPrimaryConfName(await readdir(dir).catch(() => []));
+  if (name === undefined) return undefined;
+  try {
+    return renderEntryConfig(config, { path: join(dir, name), bytes: await readFile(join(dir, name), 'utf8') });
+  } catch {
+    return undefined;
+  }
+}
+
+async function readConfig(path: string): Promise<{ facts: ConfigFacts; daemon?: DaemonConfig; effective?: EffectiveNetConf }> {
+  let daemon: DaemonConfig;
+  try {
+    daemon = parseDaemonConfig(await readFile(path), path);
+  } catch (error) {
+    return { facts: { ok: false, path, error: errorMessage(error) } };
+  }
+  const present = [...daemon.document.keys()].some((key) => goFoldEqual(key, 'liveNetworkConfigOnAdd'));
+  const daemonLive = present ? daemon.liveNetworkConfigOnAdd : undefined;
+  const shimPath = shimConfigPath(daemon);
+  const shimBytes = await readFile(shimPath).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (shimBytes === undefined) {
+    const expected = (await expectedEntryConfig(daemon)) ?? '{}';
+    let effective: EffectiveNetConf | undefined;
+    try {
+      effective = effectiveNetConf(daemon, Buffer.from(expected));
+    } catch {
+      // Without the shim file the cluster network may be unknown; the checks that need it are left out.
+    }
+    return { facts: { ok: true, path, daemonLive, shim: { state: 'missing', path: shimPath, auto: daemon.multusConfigFile === 'auto' } }, daemon, effective };
+  }
+  try {
+    const effective = effectiveNetConf(daemon, shimBytes);
+    return {
+      facts: { ok: true, path, daemonLive, shim: { state: 'read', path: shimPath, effectiveLive: effective.liveNetworkConfigOnAdd } },
+      daemon,
+      effective,
+    };
+  } catch (error) {
+    return { facts: { ok: true, path, daemonLive, shim: { state: 'invalid', path: shimPath, error: errorMessage(error) } }, daemon };
+  }
+}
+
+async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function probeBinaries(effective: EffectiveNetConf, client: KubeClient): Promise<BinaryFacts> {
+  const binDir = effective.binDir;
+  const shimPresent = await isExecutableFile(join(binDir, 'multus-shim'));
+  let types: string[];
+  try {
+    types = pluginTypes(await clusterNetworkConfig(effective, client));
+  } catch (error) {
+    return { binDir, shimPresent, plugins: [], clusterNetworkError: errorMessage(error) };
+  }
+  const plugins = await Promise.all(types.map(async (type) => ({ type, present: await isExecutableFile(join(binDir, type)) })));
+  return { binDir, shimPresent, plugins };
+}
+
+async function settle<T>(probe: Promise<T>): Promise<T | { error: string }> {
+  try {
+    return await probe;
+  } catch (error) {
+    return { error: errorMessage(error) };
+  }
+}
+
+/**
+ * Checks this node and cluster against what the daemon needs (§4.3): the configuration the daemon really
+ * runs with, the binaries it executes, persistent caches, its RBAC, no hot-plugging controller, and which
+ * build this is. Read-only: it writes no file and changes no API object.
+ */
+export async function runPreflight(options: PreflightOptions): Promise<PreflightCheck[]> {
+  const { client } = options;
+  const config = await readConfig(options.configPath);
+  const mounts = parseMountInfo(await readFile('/proc/self/mountinfo', 'utf8'));
+  const cniDir = config.effective?.cniDir ?? (config.daemon?.cniDir !== undefined && config.daemon.cniDir !== '' ? config.daemon.cniDir : DEFAULT_CNI_DIR);
+  const [binaries, delegateCache, resultCache, accessFacts, controllers, build] = await Promise.all([
+    config.effective === undefined ? undefined : probeBinaries(config.effective, client),
+    probeStorage('delegate-cache-storage', 'the delegate cache (cniDir)', cniDir, mounts),
+    probeStorage('result-cache-storage', 'the libcni result cache', options.resultCacheDir ?? LIBCNI_CACHE_DIR, mounts),
+    settle(reviewAccess(client)),
+    settle(findDynamicNetworksControllers(client)),
+    buildIdentity(options.env),
+  ]);
+  const facts: PreflightFacts = {
+    config: config.facts,
+    ...(binaries === undefined ? {} : { binaries }),
+    storage: [delegateCache, resultCache],
+    access: accessFacts,
+    dynamicNetworksControllers: controllers,
+    build,
+  };
+  return evaluatePreflight(facts);
+}

@@ -100,7 +100,7 @@ describe('JSON Patch with identity preconditions', () => {
     expect(result.object.metadata.annotations).toEqual({ other: 'writer', [annotations.networks]: '[]' });
   });
 
-  it('patches against the caller\'s fresh copy without reading again, and re-reads only when that copy is stale', async () => {
+  it("patches against the caller's fresh copy without reading again, and re-reads only when that copy is stale", async () => {
     const pod = await createPod(shared.admin, 'ai-workloads', 'current-copy');
     const methods: string[] = [];
     const counting = new (class extends KubeClient {

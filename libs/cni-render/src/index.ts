@@ -7,3 +7,4 @@ export * from './selections/parse.ts';
 export * from './selections/serialize.ts';
 export * from './selections/merge.ts';
 export * from './interface-names.ts';
+export { goTrimSpace } from './selections/go-net.ts';

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { removeFileDurably, writeFileDurably } from '../cache/durable-file.ts';
 import { CniInvocationError } from './cni-error.ts';
 import type { NetworkConfig } from './network-config.ts';
 import { type CniResult, convertResult } from './result-version.ts';
@@ -42,15 +42,6 @@ function errno(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
 }
 
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Stores the ADD result atomically: temporary file, fsync, rename, directory fsync. */
 export async function writeCachedResult(
   network: NetworkConfig,
@@ -59,25 +50,10 @@ export async function writeCachedResult(
   capabilityArgs: Readonly<Record<string, unknown>>,
 ): Promise<void> {
   const path = cacheFilePath(network.name, rt);
-  const directory = dirname(path);
-  // Hidden, so libcni's scan of results/ (GetCachedAttachments) never reads a half-written file.
-  const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await mkdir(directory, { recursive: true, mode: 0o700 });
-    try {
-      const handle = await open(temporary, 'wx', 0o600);
-      try {
-        await handle.writeFile(serializeCacheEntry(network, rt, result, capabilityArgs));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, path);
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
-    await syncDirectory(directory);
+    // Durable and atomic, through a hidden temporary file: libcni's scan of results/ (GetCachedAttachments)
+    // never reads a half-written entry.
+    await writeFileDurably(path, Buffer.from(serializeCacheEntry(network, rt, result, capabilityArgs), 'utf8'));
   } catch (error) {
     throw new CniInvocationError('ResultCacheIoFailed', { network: network.name }, `cannot write the cached result ${path}: ${String(error)}`, error);
   }
@@ -115,10 +91,8 @@ export async function readCachedResult(network: NetworkConfig, rt: RuntimeConf):
 export async function removeCachedResult(network: NetworkConfig, rt: RuntimeConf): Promise<void> {
   const path = cacheFilePath(network.name, rt);
   try {
-    await unlink(path);
-    await syncDirectory(dirname(path));
+    await removeFileDurably(path);
   } catch (error) {
-    if (errno(error) === 'ENOENT') return;
     throw new CniInvocationError('ResultCacheIoFailed', { network: network.name }, `cannot remove the cached result ${path}: ${String(error)}`, error);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { cniRequestFromShim, goTrimSpace, parseCniArgs } from './cni-request.ts';
+import { goTrimSpace } from '@sriov-dra/cni-render';
+import { cniRequestFromShim, parseCniArgs } from './cni-request.ts';
 import { isDaemonServerError } from './daemon-server-error.ts';
 
 const shim = (env: Record<string, string>) => ({ env, config: Buffer.from('{}'), interfaceAttributes: undefined });

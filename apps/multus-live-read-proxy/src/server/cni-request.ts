@@ -1,3 +1,4 @@
+import { goTrimSpace } from '@sriov-dra/cni-render';
 import { DaemonServerError } from './daemon-server-error.ts';
 import type { ShimRequest } from './wire.ts';
 
@@ -31,18 +32,6 @@ export interface CniRequestHandler {
 
 /** The interface name Multus assumes when CNI_IFNAME is absent. */
 export const DEFAULT_IFNAME = 'eth0';
-
-// Go's unicode.IsSpace, which strings.TrimSpace uses: unlike String.prototype.trim it includes U+0085
-// and excludes U+FEFF.
-const GO_SPACE = '\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-
-export function goTrimSpace(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && GO_SPACE.includes(text.charAt(start))) start += 1;
-  while (end > start && GO_SPACE.includes(text.charAt(end - 1))) end -= 1;
-  return text.slice(start, end);
-}
 
 /**
  * CNI_ARGS exactly as the Multus daemon reads it (gatherCNIArgs): split on ";", each part on "=" into

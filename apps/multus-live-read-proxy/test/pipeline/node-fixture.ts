@@ -153,38 +153,62 @@ export function railSource(hostLocalDir: string): string {
  * annotation and registry. Returns the shadow's name.
  */
 export async function bindShadow(client: KubeClient, pod: KubeObject, hostLocalDir: string, pciAddress: string): Promise<string> {
+  const [name] = await bindShadows(client, pod, hostLocalDir, [pciAddress]);
+  if (name === undefined) throw new Error('one VF bound, no shadow returned');
+  return name;
+}
+
+/**
+ * What the driver writes for several VFs of one claim on `pod`: a shadow NAD per VF (interfaces dra0, dra1 …
+ * in the order given), all created, then one networks annotation and one registry naming them all. Returns
+ * the shadows' names in the same order.
+ */
+export async function bindShadows(client: KubeClient, pod: KubeObject, hostLocalDir: string, pciAddresses: readonly string[]): Promise<string[]> {
   const namespace = pod.metadata.namespace ?? '';
-  const rendered = renderShadowConfig({ metadata: { name: 'rail-a-net', namespace }, spec: { config: railSource(hostLocalDir) } }, pciAddress);
-  if (!rendered.ok) throw rendered.error;
-  const attachmentID = createHash('sha256').update(`${pod.metadata.uid}/${pciAddress}`).digest('hex');
-  const binding: BindingAnnotationV1 = {
-    version: 1,
-    attachmentID,
-    podUID: pod.metadata.uid,
-    claimUID: 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607',
-    nodeName: NODE,
-    nodeUID: NODE_UID,
-    source: { namespace, name: 'rail-a-net', uid: '9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5a', resourceVersion: '1' },
-    pciAddress,
-    interface: 'dra0',
-    configSHA256: rendered.value.sha256,
-  };
-  const nad = buildShadowNad(binding, { name: pod.metadata.name, namespace, uid: pod.metadata.uid }, rendered.value);
-  if (!nad.ok) throw nad.error;
-  const created = await client.create(resourceTypes.networkAttachmentDefinition, nad.value, { namespace });
-  const name = shadowNameFor(attachmentID);
-  const registry = serializeRegistry({
-    version: 1,
-    podUID: pod.metadata.uid,
-    entries: [{ attachmentID, claimUID: binding.claimUID, namespace, name, uid: created.metadata.uid, interface: 'dra0', configSHA256: rendered.value.sha256 }],
-  });
+  const claimUID = 'a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607';
+  const entries = [];
+  for (const [index, pciAddress] of pciAddresses.entries()) {
+    const rendered = renderShadowConfig({ metadata: { name: 'rail-a-net', namespace }, spec: { config: railSource(hostLocalDir) } }, pciAddress);
+    if (!rendered.ok) throw rendered.error;
+    const attachmentID = createHash('sha256').update(`${pod.metadata.uid}/${pciAddress}`).digest('hex');
+    const binding: BindingAnnotationV1 = {
+      version: 1,
+      attachmentID,
+      podUID: pod.metadata.uid,
+      claimUID,
+      nodeName: NODE,
+      nodeUID: NODE_UID,
+      source: { namespace, name: 'rail-a-net', uid: '9e8d7c6b-5a49-4382-a716-0f1e2d3c4b5a', resourceVersion: '1' },
+      pciAddress,
+      interface: `dra${String(index)}`,
+      configSHA256: rendered.value.sha256,
+    };
+    const nad = buildShadowNad(binding, { name: pod.metadata.name, namespace, uid: pod.metadata.uid }, rendered.value);
+    if (!nad.ok) throw nad.error;
+    const created = await client.create(resourceTypes.networkAttachmentDefinition, nad.value, { namespace });
+    entries.push({
+      attachmentID,
+      claimUID,
+      namespace,
+      name: shadowNameFor(attachmentID),
+      uid: created.metadata.uid,
+      interface: binding.interface,
+      configSHA256: rendered.value.sha256,
+    });
+  }
+  const registry = serializeRegistry({ version: 1, podUID: pod.metadata.uid, entries });
   await client.patch(
     resourceTypes.pod,
     { namespace, name: pod.metadata.name },
     {
-      metadata: { annotations: { [annotations.networks]: JSON.stringify([{ name, namespace, interface: 'dra0' }]), [annotations.managedNetworks]: registry } },
+      metadata: {
+        annotations: {
+          [annotations.networks]: JSON.stringify(entries.map(({ name, interface: ifName }) => ({ name, namespace, interface: ifName }))),
+          [annotations.managedNetworks]: registry,
+        },
+      },
     },
     'application/merge-patch+json',
   );
-  return name;
+  return entries.map(({ name }) => name);
 }

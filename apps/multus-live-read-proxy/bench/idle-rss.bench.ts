@@ -1,0 +1,172 @@
+// Resident memory of the daemon process (the built JavaScript, dist/main.js, what the DaemonSet runs) on a
+// loopback control plane holding 200 Pods of its node and 200 NADs in its informers: read every second
+// of a 30 s window that starts 15 s after /readyz; the idle RSS is the window's median, its maximum is
+// reported beside it. Two launches: with the driver's memory flags (V8 interpreter only, a small young
+// generation, two malloc arenas) and with none. Node.js alone, measured the same way, is the baseline.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const NODE = 'bench-node';
+const NS = 'bench';
+const OBJECTS = 200;
+const SETTLE_MS = 15_000;
+const WINDOW_MS = 30_000;
+const TARGET_MB = 80;
+
+interface Launch {
+  readonly label: string;
+  readonly flags: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const launches: readonly Launch[] = [
+  {
+    label: 'with the memory flags',
+    flags: ['--max-semi-space-size=2', '--optimize-for-size', '--no-sparkplug', '--no-maglev', '--no-turbofan'],
+    env: { MALLOC_ARENA_MAX: '2' },
+  },
+  { label: 'without flags', flags: [], env: {} },
+];
+
+interface Context {
+  readonly cp: ControlPlane;
+  readonly dir: string;
+  readonly config: string;
+  readonly kubeconfig: string;
+}
+
+export async function setup(): Promise<Context> {
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/nx/dist/bin/nx.js'), 'run', 'multus-live-read-proxy:build', '--output-style=static'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'mlrp-bench-idle-'));
+  const cp = await startControlPlane();
+  await installCrds(cp.adminClient);
+  await createNamespace(cp.adminClient, NS);
+  for (let n = 0; n < OBJECTS; n++) {
+    await cp.adminClient.create(
+      resourceTypes.pod,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `p-${String(n)}`, namespace: NS },
+        spec: { nodeName: NODE, containers: [{ name: 'app', image: 'registry.invalid/app:1' }] },
+      },
+      { namespace: NS },
+    );
+    await cp.adminClient.create(
+      resourceTypes.networkAttachmentDefinition,
+      {
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: `net-${String(n)}`, namespace: NS },
+        spec: {
+          config: JSON.stringify({ cniVersion: '1.0.0', name: `net-${String(n)}`, type: 'bridge', ipam: { type: 'host-local', subnet: '10.1.0.0/16' } }),
+        },
+      },
+      { namespace: NS },
+    );
+  }
+  const config = join(dir, 'daemon-config.json');
+  writeFileSync(
+    config,
+    JSON.stringify({ socketDir: join(dir, 'run'), cniDir: join(dir, 'cache'), confDir: dir, clusterNetwork: 'primary', liveNetworkConfigOnAdd: true }),
+  );
+  // A DaemonSet Pod uses its service account and reads no kubeconfig; JSON keeps the YAML parser out, as there.
+  const kubeconfig = join(dir, 'kubeconfig.json');
+  writeFileSync(kubeconfig, JSON.stringify(parseYaml(readFileSync(cp.kubeconfig, 'utf8'))), { mode: 0o600 });
+  return { cp, dir, config, kubeconfig };
+}
+
+export async function teardown({ cp, dir }: Context): Promise<void> {
+  await cp.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function residentMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  if (match?.[1] === undefined) throw new Error('no VmRSS');
+  return Number(match[1]) / 1024;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** RSS samples every second over the window, after the settle delay: [median, max]. */
+async function sampleIdle(pid: number | undefined, startedAt: number): Promise<[number, number]> {
+  await delay(Math.max(0, startedAt + SETTLE_MS - performance.now()));
+  const samples: number[] = [];
+  while (performance.now() < startedAt + SETTLE_MS + WINDOW_MS) {
+    samples.push(residentMiB(pid));
+    await delay(1_000);
+  }
+  samples.sort((a, b) => a - b);
+  return [samples[Math.floor(samples.length / 2)] ?? Number.NaN, samples.at(-1) ?? Number.NaN];
+}
+
+export const benchmarks = [
+  ...launches.map((launch) => ({
+    name: `idle RSS of the Multus daemon (dist/main.js ${launch.label}), ${String(OBJECTS)} Pods and ${String(OBJECTS)} NADs in its informers; ${String(WINDOW_MS / 1000)} s from ${String(SETTLE_MS / 1000)} s after /readyz`,
+    once: async ({ config, kubeconfig }: Context) => {
+      const child = spawn(
+        process.execPath,
+        [...launch.flags, MAIN, '--config', config, '--node-name', NODE, '--kubeconfig', kubeconfig, '--metrics-port', '0'],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, ...launch.env },
+        },
+      );
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      try {
+        const port = (): number | undefined =>
+          output
+            .split('\n')
+            .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { msg?: string; metricsPort?: number }] : []))
+            .find((line) => line.msg === 'daemon serving')?.metricsPort;
+        await waitFor(
+          '/readyz',
+          async () => {
+            const at = port();
+            return at !== undefined && (await fetch(`http://127.0.0.1:${String(at)}/readyz`)).status === 200;
+          },
+          { timeoutMs: 60_000, alive: () => child.exitCode === null, describe: () => output },
+        );
+        const [median, max] = await sampleIdle(child.pid, performance.now());
+        const mb = (mib: number): number => (mib * 2 ** 20) / 1e6;
+        return { idleRssMiB: median, idleRssMB: mb(median), idleMaxRssMiB: max, idleMaxRssMB: mb(max), targetMB: TARGET_MB };
+      } finally {
+        await stop(child);
+      }
+    },
+  })),
+  {
+    name: 'idle RSS of Node.js alone (baseline, same sampling)',
+    once: async () => {
+      const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000);'], { stdio: 'ignore' });
+      try {
+        const [median] = await sampleIdle(child.pid, performance.now());
+        return { idleRssMiB: median };
+      } finally {
+        await stop(child);
+      }
+    },
+  },
+];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { FakeHealthSource, FakePreparer } from '../../test/fake-plugin-work.ts';
-import { leaveStaleSocket } from '../../test/stale-socket.ts';
+import { leaveStaleSocket } from '@sriov-dra/k8s/testing';
 import { isKubeletPluginError } from './kubelet-plugin-error.ts';
 import { type KubeletPlugin, type KubeletPluginOptions, startKubeletPlugin } from './kubelet-plugin.ts';
 import type { RegistrationState } from './registration-server.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isKubeletPluginError } from './kubelet-plugin-error.ts';
 import { pluginSocketPaths, removeStaleSocket } from './plugin-sockets.ts';
-import { leaveStaleSocket } from '../../test/stale-socket.ts';
+import { leaveStaleSocket } from '@sriov-dra/k8s/testing';
 
 describe('pluginSocketPaths', () => {
   it('puts the registration socket in the registrar directory and the DRA socket in the driver directory', () => {

@@ -2,7 +2,7 @@
 // plugin exactly as a container runtime runs it. Needs the shim: tools/control-plane/build-binaries.sh multus.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { SriovDraError } from '@sriov-dra/contract';
-import { multusBinaries } from '@sriov-dra/k8s/testing';
+import { leaveStaleSocket, multusBinaries } from '@sriov-dra/k8s/testing';
 import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import type { CniRequest, CniRequestHandler, CniResponse } from '../../src/server/cni-request.ts';
 import { DaemonServerError } from '../../src/server/daemon-server-error.ts';
 import { type DaemonServer, startDaemonServer } from '../../src/server/daemon-server.ts';
-import { leaveStaleSocket, runShim } from './multus-shim.ts';
+import { runShim } from './multus-shim.ts';
 import { socketRequest } from './socket-http.ts';
 
 const logger = pino({ level: 'silent' });

@@ -26,22 +26,3 @@ export async function runShim(env: Readonly<Record<string, string>>, stdin: Buff
   const code = await exited;
   return { code, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
 }
-
-/**
- * Leaves a unix socket file at `path` the way a crashed daemon does: a child process listens on it and
- * is killed with SIGKILL, so nothing unlinks the file.
- */
-export async function leaveStaleSocket(path: string): Promise<void> {
-  const child = spawn(process.execPath, ['-e', "require('node:net').createServer().listen(process.argv[1], () => process.stdout.write('up'))", path], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.once('data', () => {
-      resolve();
-    });
-    child.once('error', reject);
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}

@@ -7,3 +7,4 @@ export * from './namespaces.ts';
 export { freePort, isProcessAlive, waitFor } from './processes.ts';
 export * from './ready-node.ts';
 export * from './tcp-proxy.ts';
+export { leaveStaleSocket } from './stale-socket.ts';

@@ -16,7 +16,7 @@ import { DevicePreparer } from '../src/device/device-preparer.ts';
 import { DriverBinder } from '../src/device/driver-binding.ts';
 import { deviceNameOf } from '../src/discovery/device-name.ts';
 import type { VirtualFunction } from '../src/discovery/virtual-function.ts';
-import { writeFileAtomic } from '../src/durable/atomic-write.ts';
+import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { BENCH_NODE, NODE_VFS, discoverNode, generateNode, percentile } from './fake-node.ts';
 import { manualClaim, pairOf, preparedRecord } from './manual-claims.ts';
 

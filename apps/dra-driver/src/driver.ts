@@ -15,7 +15,7 @@ import { discoveredAttributes } from './discovery/discovered-attributes.ts';
 import { DiscoveryScanner, watchSysfs } from './discovery/scanner.ts';
 import { createSysfs } from './discovery/sysfs.ts';
 import type { DriverFlags } from './driver-flags.ts';
-import { writeFileAtomic } from './durable/atomic-write.ts';
+import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { type HealthServer, startHealthServer } from '@sriov-dra/k8s';
 import { startKubeletPlugin } from './kubelet/kubelet-plugin.ts';
 import { MeteredPreparer } from './kubelet/metered-preparer.ts';

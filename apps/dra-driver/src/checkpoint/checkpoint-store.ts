@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SriovDraError } from '@sriov-dra/contract';
-import { writeFileAtomic } from '../durable/atomic-write.ts';
+import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { type ClaimRecords, checkpointReadError, decodeCheckpoint, encodeCheckpoint } from './checkpoint-codec.ts';
 import { type ClaimRecord, claimRecordSchema } from './checkpoint-record.ts';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { removeFileDurably, writeFileAtomic } from '../durable/atomic-write.ts';
+import { removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
 import { type CdiVf, cdiDeviceID, cdiSpecFileName, claimCdiSpec, podCdiSpec } from './cdi-spec.ts';
 import { HostOperationError, describeCause } from './host-operation-error.ts';
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DelegateCacheError } from './delegate-cache-error.ts';
 import { type CachedDelegate, type DelegateRecord, decodeDelegates, encodeDelegates } from './delegate-codec.ts';
-import { removeFileDurably, writeFileDurably } from './durable-file.ts';
+import { removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
 
 /**
  * The Multus delegate cache, <cniDir>/<containerID> (§11): the delegates of one sandbox with their exact
@@ -27,7 +27,7 @@ export async function saveDelegates(cniDir: string, containerID: string, delegat
   const path = delegateCachePath(cniDir, containerID);
   const data = encodeDelegates(delegates);
   try {
-    await writeFileDurably(path, data);
+    await writeFileAtomic(path, data, { createDirectoryMode: 0o700 });
   } catch (error) {
     throw new DelegateCacheError('DelegateCacheIoFailed', path, `could not write the delegate cache: ${(error as Error).message}`, error);
   }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { removeFileDurably, writeFileDurably } from '../cache/durable-file.ts';
+import { removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
 import { CniInvocationError } from './cni-error.ts';
 import type { NetworkConfig } from './network-config.ts';
 import { type CniResult, convertResult } from './result-version.ts';
@@ -53,7 +53,7 @@ export async function writeCachedResult(
   try {
     // Durable and atomic, through a hidden temporary file: libcni's scan of results/ (GetCachedAttachments)
     // never reads a half-written entry.
-    await writeFileDurably(path, Buffer.from(serializeCacheEntry(network, rt, result, capabilityArgs), 'utf8'));
+    await writeFileAtomic(path, serializeCacheEntry(network, rt, result, capabilityArgs), { createDirectoryMode: 0o700 });
   } catch (error) {
     throw new CniInvocationError('ResultCacheIoFailed', { network: network.name }, `cannot write the cached result ${path}: ${String(error)}`, error);
   }

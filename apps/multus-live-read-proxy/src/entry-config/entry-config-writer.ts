@@ -2,7 +2,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { removeFileDurably, writeFileDurably } from '../cache/durable-file.ts';
+import { removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
 import type { DaemonConfig } from '../daemon-config.ts';
 import { EntryConfigError } from './entry-config-error.ts';
 import { ENTRY_CONFIG_FILE, autoconfigDir, configuredPrimaryName, findPrimaryConfName, renderEntryConfig } from './entry-config.ts';
@@ -68,7 +68,7 @@ export async function startEntryConfigWriter(config: DaemonConfig, options: Entr
       report('unchanged', { primary: primaryPath }, `${ENTRY_CONFIG_FILE} is current`);
       return;
     }
-    await writeFileDurably(path, Buffer.from(rendered, 'utf8'));
+    await writeFileAtomic(path, rendered, { createDirectoryMode: 0o700 });
     report('written', { primary: primaryPath }, `wrote ${ENTRY_CONFIG_FILE} for the primary network`);
   };
 

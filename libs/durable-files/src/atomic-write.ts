@@ -1,15 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
- * Durable file replacement for state that must survive a crash or power loss (the checkpoint, CDI specs).
+ * Durable file replacement for state that must survive a crash or power loss (the driver's checkpoint and
+ * CDI specs, the Multus daemon's delegate and result caches).
  * Readers see either the previous file or the new one, never a torn write: the bytes go to a temporary
  * file in the same directory (rename is atomic only within one filesystem), are flushed to disk, and the
  * rename is then made durable by flushing the directory entry itself.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: {
+    /** Create missing directories with this mode (caches under a fresh host path); by default they must exist. */
+    readonly createDirectoryMode?: number;
+  } = {},
+): Promise<void> {
   const directory = dirname(path);
+  if (options.createDirectoryMode !== undefined) await mkdir(directory, { recursive: true, mode: options.createDirectoryMode });
   // Hidden and unique, so a reader scanning the directory for *.json (the CDI cache does) never sees it
   // and two writers of one path never share a temporary file.
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);

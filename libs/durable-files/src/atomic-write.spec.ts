@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeFileDurably, writeFileAtomic } from './atomic-write.ts';
@@ -15,6 +15,15 @@ afterEach(async () => {
 });
 
 describe('writeFileAtomic', () => {
+  it('creates missing directories only when asked, with the mode asked for', async () => {
+    const path = join(directory, 'a', 'b', 'cache');
+    await expect(writeFileAtomic(path, 'x')).rejects.toMatchObject({ code: 'ENOENT' });
+    await writeFileAtomic(path, 'x', { createDirectoryMode: 0o700 });
+    expect(await readFile(path, 'utf8')).toBe('x');
+    expect((await stat(join(directory, 'a', 'b'))).mode & 0o777).toBe(0o700);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
   it('creates and then replaces a file, leaving no temporary file behind', async () => {
     const path = join(directory, 'state.json');
     await writeFileAtomic(path, '{"a":1}');

@@ -11,7 +11,10 @@
 // same three configurations (primary, dra0, dra1) run through addNetwork in a fresh network namespace right
 // after each daemon's ADD, as many times; a daemon's overhead is its ADD time minus that. Requests are
 // counted at the API server from its audit log, by the daemon's user, between the shim's start and its
-// answer; its informers' LIST and WATCH are not per ADD and are left out.
+// answer; its informers' LIST and WATCH are not per ADD and are left out. Our daemons' histograms also give
+// each ADD's time inside the daemon and its delegates' share of it, so their overhead is reported a second
+// way, free of the shim and of the direct run's noise; the shim's VERSION (answered without any daemon) is
+// the same-run cost of exec'ing the shim.
 import { chmod, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,12 +144,14 @@ interface SideSamples {
   /** Each measured ADD's requests, with its Pod and shadows. */
   readonly requests: { readonly pod: string; readonly shadows: readonly string[]; readonly events: readonly AuditEvent[] }[];
   stale: number;
-  /** Our daemons' own account over the measured ADDs, from their histograms. */
-  readonly inDaemon: { request: number; delegates: number; liveReads: number };
+  /** Our daemons' own account of each measured ADD, from their histograms, in milliseconds. */
+  readonly inDaemon: { readonly requestMs: number[]; readonly delegatesMs: number[]; readonly liveReadsMs: number[] };
 }
 
 interface RunFigures {
   readonly samples: ReadonlyMap<SideName, SideSamples>;
+  /** The shim's VERSION, answered without the daemon: what exec'ing the shim alone costs. */
+  readonly shimExecMs: readonly number[];
   readonly loadStart: readonly number[];
   readonly loadEnd: readonly number[];
 }
@@ -318,8 +323,9 @@ async function managedAddsFor(standInDir: string, containerID: string): Promise<
 async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
   const { cp, sides, audit, standInDir } = context;
   const samples = new Map<SideName, SideSamples>(
-    SIDES.map((name) => [name, { addMs: [], delegatesMs: [], requests: [], stale: 0, inDaemon: { request: 0, delegates: 0, liveReads: 0 } }]),
+    SIDES.map((name) => [name, { addMs: [], delegatesMs: [], requests: [], stale: 0, inDaemon: { requestMs: [], delegatesMs: [], liveReadsMs: [] } }]),
   );
+  const shimExecMs: number[] = [];
   const loadStart = loadavg();
   for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round += 1) {
     const measured = round >= WARMUP_ROUNDS;
@@ -331,6 +337,10 @@ async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
       pods.set(side.name, { pod, shadows });
     }
     await delay(SETTLE_MS);
+    const versionStarted = performance.now();
+    const version = await runShim({ CNI_COMMAND: 'VERSION', PATH: process.env['PATH'] ?? '' }, '{"cniVersion":"1.0.0"}');
+    if (version.code !== 0) throw new Error(`multus-shim VERSION failed: ${version.stdout}${version.stderr}`);
+    if (measured) shimExecMs.push(performance.now() - versionStarted);
     for (const side of order) {
       const bound = pods.get(side.name);
       const figures = samples.get(side.name);
@@ -362,9 +372,11 @@ async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
         figures.addMs.push(addMs);
         figures.delegatesMs.push(delegatesMs);
         figures.requests.push({ pod: pod.metadata.name, shadows, events: requests });
-        figures.inDaemon.request += inDaemonAfter.request - inDaemonBefore.request;
-        figures.inDaemon.delegates += inDaemonAfter.delegates - inDaemonBefore.delegates;
-        figures.inDaemon.liveReads += inDaemonAfter.liveReads - inDaemonBefore.liveReads;
+        if (side.daemon !== undefined) {
+          figures.inDaemon.requestMs.push((inDaemonAfter.request - inDaemonBefore.request) * 1000);
+          figures.inDaemon.delegatesMs.push((inDaemonAfter.delegates - inDaemonBefore.delegates) * 1000);
+          figures.inDaemon.liveReadsMs.push((inDaemonAfter.liveReads - inDaemonBefore.liveReads) * 1000);
+        }
       } finally {
         sandbox.remove();
       }
@@ -375,7 +387,7 @@ async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
       for (const name of shadows) await cp.adminClient.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name });
     }
   }
-  return { samples, loadStart, loadEnd: loadavg() };
+  return { samples, shimExecMs, loadStart, loadEnd: loadavg() };
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -418,7 +430,7 @@ export const benchmarks = [
       `interleaved after ${String(WARMUP_ROUNDS)} warm-up, DEL after each: upstream multus-daemon v4.2.3 (informers, own process) vs this daemon ` +
       `live and informer mode (startDaemon in the bench process); overhead = ADD − the same delegates run directly by addNetwork`,
     once: async (context: Context) => {
-      const { samples, loadStart, loadEnd } = await context.run();
+      const { samples, shimExecMs, loadStart, loadEnd } = await context.run();
       const figures: Record<string, number> = {};
       const overhead = new Map<SideName, { p50: number; pairedP50: number }>();
       for (const name of SIDES) {
@@ -442,12 +454,21 @@ export const benchmarks = [
         figures[`${key}PairedOverheadP50Ms`] = percentile(paired, 50);
         figures[`${key}PairedOverheadP99Ms`] = percentile(paired, 99);
         overhead.set(name, { p50: addP50 - delegatesP50, pairedP50: percentile(paired, 50) });
-        // Our daemons' own account, per ADD: the request from socket to answer, its delegates, its live reads.
+        // Our daemons' own account of each ADD: from the socket to the answer less its own delegates' time (the
+        // overhead without the shim's exec and socket round trip, and without a second run's noise), and its live GETs.
         if (name !== 'upstream') {
-          const perAddMs = (seconds: number): number => (seconds * 1000) / side.addMs.length;
-          figures[`${key}InDaemonMeanMs`] = perAddMs(side.inDaemon.request);
-          figures[`${key}DelegatesInDaemonMeanMs`] = perAddMs(side.inDaemon.delegates);
-          figures[`${key}LiveReadsInDaemonMeanMs`] = perAddMs(side.inDaemon.liveReads);
+          const { requestMs, delegatesMs, liveReadsMs } = side.inDaemon;
+          const exclusive = requestMs.map((ms, index) => ms - (delegatesMs[index] ?? Number.NaN));
+          figures[`${key}InDaemonP50Ms`] = percentile(requestMs, 50);
+          figures[`${key}InDaemonDelegatesP50Ms`] = percentile(delegatesMs, 50);
+          figures[`${key}InDaemonOverheadP50Ms`] = percentile(exclusive, 50);
+          figures[`${key}InDaemonOverheadP99Ms`] = percentile(exclusive, 99);
+          figures[`${key}LiveReadsP50Ms`] = percentile(liveReadsMs, 50);
+          // The shim's exec, its HTTP round trip over the unix socket and the answer's way back.
+          figures[`${key}ShimAndSocketP50Ms`] = percentile(
+            side.addMs.map((ms, index) => ms - (requestMs[index] ?? Number.NaN)),
+            50,
+          );
         }
       }
       const upstream = overhead.get('upstream');
@@ -460,6 +481,7 @@ export const benchmarks = [
         figures['oursInformerPairedOverheadP50VsUpstream'] = informer.pairedP50 / upstream.pairedP50;
         figures['targetOverheadRatio'] = TARGET_OVERHEAD_RATIO;
       }
+      figures['shimVersionExecP50Ms'] = percentile(shimExecMs, 50);
       figures['loadAverage1mStart'] = loadStart[0] ?? Number.NaN;
       figures['loadAverage1mEnd'] = loadEnd[0] ?? Number.NaN;
       return figures;

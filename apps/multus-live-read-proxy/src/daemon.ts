@@ -51,6 +51,7 @@ function settingsFor(config: DaemonConfig, resultCacheDir: string): (request: Cn
       delegateTimeoutMs: DELEGATE_TIMEOUT_MS,
       cniDir: conf.cniDir,
       liveNetworkConfigOnAdd: conf.liveNetworkConfigOnAdd,
+      readinessIndicatorFile: conf.readinessindicatorfile,
     };
   };
 }

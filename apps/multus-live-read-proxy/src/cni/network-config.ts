@@ -26,6 +26,8 @@ export interface NetworkConfig {
   readonly cniVersion: string;
   /** A conflist's `disableCheck`: CHECK then succeeds without running any plugin. */
   readonly disableCheck: boolean;
+  /** A conflist's `disableGC`: GC then does nothing at all, not even the stale cache entries' DEL. */
+  readonly disableGC: boolean;
   readonly plugins: readonly PluginConfig[];
   readonly bytes: Uint8Array;
 }
@@ -119,7 +121,7 @@ function fromRoot(root: JsonObject, bytes: Uint8Array): NetworkConfig {
   const rootType = root.get('type');
   if (rootType !== undefined && rootType !== null && rootType !== '') {
     const plugin = pluginOf(root, '');
-    return { kind: 'conf', name, cniVersion: optionalString(root, 'cniVersion', ''), disableCheck: false, plugins: [plugin], bytes };
+    return { kind: 'conf', name, cniVersion: optionalString(root, 'cniVersion', ''), disableCheck: false, disableGC: false, plugins: [plugin], bytes };
   }
   const plugins = root.get('plugins');
   if (plugins === undefined) throw new Malformed('neither type nor plugins is set');
@@ -129,9 +131,16 @@ function fromRoot(root: JsonObject, bytes: Uint8Array): NetworkConfig {
     if (!isJsonObject(plugin)) throw new Malformed(`plugins[${index}] must be an object, found ${describe(plugin)}`);
     return pluginOf(plugin, `plugins[${index}].`);
   });
-  listFlag(root, 'disableGC');
   listFlag(root, 'loadOnlyInlinedPlugins');
-  return { kind: 'conflist', name, cniVersion: listVersion(root), disableCheck: listFlag(root, 'disableCheck'), plugins: parsed, bytes };
+  return {
+    kind: 'conflist',
+    name,
+    cniVersion: listVersion(root),
+    disableCheck: listFlag(root, 'disableCheck'),
+    disableGC: listFlag(root, 'disableGC'),
+    plugins: parsed,
+    bytes,
+  };
 }
 
 /** A name for messages when the configuration is too broken to yield one. */

@@ -137,10 +137,10 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
 
 /**
  * Executes one plugin as libcni does (find in the bin directories, CNI_* environment, configuration on
- * stdin) and reads its answer: the canonical result for ADD, undefined for CHECK and DEL.
+ * stdin) and reads its answer: the canonical result for ADD, undefined for every other command.
  */
 export function execPlugin(call: PluginCall & { readonly command: 'ADD' }): Promise<CniResult>;
-export function execPlugin(call: PluginCall & { readonly command: 'CHECK' | 'DEL' }): Promise<undefined>;
+export function execPlugin(call: PluginCall & { readonly command: Exclude<CniCommand, 'ADD'> }): Promise<undefined>;
 export async function execPlugin(call: PluginCall): Promise<CniResult | undefined> {
   const path = await findPlugin(call.pluginType, call.binDirs, call.network);
   const exit = await run(path, call);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CniInvocationError, CniPluginError } from './cni-error.ts';
 import { type CniResult, parseResult } from './result-version.ts';
 
-export type CniCommand = 'ADD' | 'CHECK' | 'DEL';
+export type CniCommand = 'ADD' | 'CHECK' | 'DEL' | 'STATUS' | 'GC';
 
 /** How a plugin process ended, as the exec layer observed it. */
 export interface PluginExit {
@@ -62,7 +62,7 @@ function failure(exit: PluginExit, context: PluginOutputContext): Error {
 /**
  * Reads a finished plugin the way libcni does: a non-zero exit is an error (the CNI error object on
  * stdout, else stderr); a successful ADD must print a result of a supported version, which is returned
- * in its canonical form; DEL and CHECK output is ignored. Returns the error instead of throwing it.
+ * in its canonical form; the output of every other command is ignored. Returns the error instead of throwing it.
  */
 export function readPluginOutput(
   exit: PluginExit,

@@ -15,9 +15,14 @@ import type { RuntimeConf } from './runtime-conf.ts';
  */
 export const CACHE_KIND = 'cniCacheV1';
 
+/** `<cacheDir>/results`: every attachment's entry, of every network, is a file here. */
+export function resultsDirectory(cacheDir: string): string {
+  return join(cacheDir, 'results');
+}
+
 /** `<cacheDir>/results/<networkName>-<containerID>-<ifName>`, libcni's path. */
 export function cacheFilePath(network: string, rt: RuntimeConf): string {
-  return join(rt.cacheDir, 'results', `${network}-${rt.containerID}-${rt.ifName}`);
+  return join(resultsDirectory(rt.cacheDir), `${network}-${rt.containerID}-${rt.ifName}`);
 }
 
 /** The file's bytes, with the fields in libcni's order and its omitempty rules. */

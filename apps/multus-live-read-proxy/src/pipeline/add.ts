@@ -4,7 +4,7 @@ import type { NetworkSelection } from '@sriov-dra/cni-render';
 import { type Pod, isApiError } from '@sriov-dra/k8s';
 import type { RuntimeConf } from '../cni/runtime-conf.ts';
 import type { CniResult } from '../cni/result-version.ts';
-import type { VerifiedShadow } from '../guard/managed-shadow-guard.ts';
+import type { GuardPod, VerifiedShadow } from '../guard/managed-shadow-guard.ts';
 import { readPodRegistry } from '../guard/pod-registry.ts';
 import { verifyRegistrySelections } from '../guard/managed-shadow-guard.ts';
 import { isPodNetworkReadError } from '../reads/pod-network-read-error.ts';
@@ -70,10 +70,10 @@ async function confFile(read: Promise<Result<ConfFile>>): Promise<ConfFile> {
 /** Fetches one planned network's configuration: a NAD through the request's reader, or a CNI file. */
 async function loadNetwork(
   planned: PlannedNetwork,
-  pod: Pod,
+  pod: GuardPod,
   registry: RegistryV1 | null,
-  settings: AddSettings,
-  effects: AddEffects,
+  settings: Pick<AddSettings, 'confDir'>,
+  reader: PodNetworkReader,
   signal: AbortSignal,
 ): Promise<{ name: string; bytes: string; managed: VerifiedShadow | null }> {
   const { source } = planned;
@@ -83,7 +83,7 @@ async function loadNetwork(
   }
   let nad;
   try {
-    nad = await effects.reader.readNetworkAttachmentDefinition(source.namespace, source.name, signal);
+    nad = await reader.readNetworkAttachmentDefinition(source.namespace, source.name, signal);
   } catch (error) {
     // A cluster or default network may name a CNI file instead of a NAD (Multus's second option).
     if (source.confNameFallback && isPodNetworkReadError(error, 'NetworkAttachmentDefinitionNotFound')) {
@@ -97,6 +97,24 @@ async function loadNetwork(
   if (config.kind === 'inline') return { name, bytes: config.bytes, managed: config.managed };
   const file = await confFile(findConfByName(settings.confDir, config.name));
   return { name, bytes: file.bytes, managed: null };
+}
+
+/** Stands in for the Pod where there is none: it has no annotations, so no override or selection reads it. */
+const NO_POD = { metadata: { name: '', namespace: '', uid: '' }, spec: {} };
+
+/**
+ * The cluster network as ADD loads the master of a Pod without a default-network override (Multus's
+ * GetDefaultNetworks without a Pod): what STATUS and GC act on.
+ */
+export async function loadClusterNetwork(
+  settings: Pick<AddSettings, 'plan' | 'confDir'>,
+  reader: PodNetworkReader,
+  signal: AbortSignal,
+): Promise<{ name: string; bytes: string }> {
+  const [master] = unwrap(planNetworks(NO_POD, { ...settings.plan, defaultNetworks: [] }));
+  if (master === undefined) throw new Error('a plan always starts with the cluster network');
+  const { name, bytes } = await loadNetwork(master, NO_POD, null, settings, reader, signal);
+  return { name, bytes };
 }
 
 function checkUID(pod: Pod, k8s: K8sArgs): Result<void> {
@@ -135,7 +153,7 @@ async function decideDelegates(
   );
 
   const loaded = [];
-  for (const planned of plan) loaded.push({ planned, ...(await loadNetwork(planned, pod, registry, settings, effects, signal)) });
+  for (const planned of plan) loaded.push({ planned, ...(await loadNetwork(planned, pod, registry, settings, effects.reader, signal)) });
   const attachments = new Set<string>();
   for (const { managed, name } of loaded) {
     if (managed === null) continue;

@@ -3,6 +3,7 @@ import { type KubeClient, isApiError } from '@sriov-dra/k8s';
 import { loadDelegates, removeDelegates, saveDelegates } from '../cache/delegate-cache.ts';
 import type { DelegateRecord } from '../cache/delegate-codec.ts';
 import { type InvokeOptions, addNetwork, delNetwork } from '../cni/invoke.ts';
+import { gcNetwork, statusNetwork } from '../cni/status-gc.ts';
 import type { RuntimeConf } from '../cni/runtime-conf.ts';
 import type { DaemonMetrics } from '../metrics.ts';
 import type { PodNetworkReader } from '../reads/pod-network-reader.ts';
@@ -13,12 +14,16 @@ import type { SharedPodNetworkInformers } from '../reads/shared-informers.ts';
 import type { CniRequest, CniRequestHandler, CniResponse } from '../server/cni-request.ts';
 import { type AddSettings, type Delegate, runAdd } from './add.ts';
 import { runDel } from './del.ts';
+import { runGc } from './gc.ts';
+import { runStatus } from './status.ts';
 
 /** The effective settings of one request: the shim's configuration overlaid with the daemon's. */
 export interface RequestSettings extends AddSettings {
   /** Delegate cache directory (Multus's cniDir). */
   readonly cniDir: string;
   readonly liveNetworkConfigOnAdd: boolean;
+  /** Multus's readinessindicatorfile, which STATUS and GC require to exist; absent or '' for none. */
+  readonly readinessIndicatorFile?: string;
 }
 
 export interface CniHandlerOptions {
@@ -85,7 +90,8 @@ function emptyResult(request: CniRequest): unknown {
 /**
  * The daemon's answer to each shim request. ADD picks its reader per request (§10.2: a live view for this
  * request only, the shared informers untouched); DEL replays the delegate cache; CHECK is accepted as the
- * upstream thick daemon accepts it (it has no delegates in the shim's configuration to check).
+ * upstream thick daemon accepts it (it has no delegates in the shim's configuration to check); STATUS and
+ * GC act on the cluster network, resolved with the reader ADD would use.
  */
 export function createCniHandler(options: CniHandlerOptions): CniRequestHandler {
   return {
@@ -141,8 +147,23 @@ export function createCniHandler(options: CniHandlerOptions): CniRequestHandler 
         );
         return {};
       case 'CHECK':
-      case 'GC':
+        // Upstream's CmdCheck checks only delegates written inline in the configuration. The thick daemon's
+        // names its cluster network instead and the shim's carries none, so upstream runs nothing and
+        // succeeds; the delegates ADD ran are in the delegate cache, which CHECK does not read there either.
+        return {};
       case 'STATUS':
+        await runStatus(
+          { ...settings, readinessIndicatorFile: settings.readinessIndicatorFile ?? '' },
+          { reader: readerFor(settings.liveNetworkConfigOnAdd, options.shared), statusNetwork },
+          signal,
+        );
+        return {};
+      case 'GC':
+        await runGc(
+          { ...settings, readinessIndicatorFile: settings.readinessIndicatorFile ?? '' },
+          { reader: readerFor(settings.liveNetworkConfigOnAdd, options.shared), gcNetwork, logger },
+          signal,
+        );
         return {};
     }
   }

@@ -152,8 +152,14 @@ async function decideDelegates(
     ),
   );
 
-  const loaded = [];
-  for (const planned of plan) loaded.push({ planned, ...(await loadNetwork(planned, pod, registry, settings, effects.reader, signal)) });
+  // The networks are independent reads: one round trip for all of them. A failure is reported for the
+  // first failing network in plan order, whichever answered first, so the error does not depend on timing.
+  const reads = await Promise.allSettled(plan.map((planned) => loadNetwork(planned, pod, registry, settings, effects.reader, signal)));
+  const loaded = plan.map((planned, index) => {
+    const read = reads[index];
+    if (read?.status !== 'fulfilled') throw read?.reason;
+    return { planned, ...read.value };
+  });
   const attachments = new Set<string>();
   for (const { managed, name } of loaded) {
     if (managed === null) continue;

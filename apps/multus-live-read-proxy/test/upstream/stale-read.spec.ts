@@ -262,13 +262,21 @@ describe('a Pod bound after the daemon cached it, ADDed at once (§17.3)', () =>
       expect(await sriovCallsFor(who.pod)).toEqual([{ command: 'ADD', ifName: 'dra0', deviceID: '0000:03:00.3', ipam: RAIL_IPAM(node.hostLocalDir) }]);
       expect(await networkStatusInterfaces(who.pod)).toEqual(['eth0', 'dra0']);
       // Per ADD: the Pod, the cluster network's NAD (absent, so confDir's file), the shadow, network-status.
-      // The informers' own LIST/WATCH streams are not per ADD and are left out.
-      expect(requests.filter((event) => event.verb !== 'list' && event.verb !== 'watch').map(line)).toEqual([
-        `get pods ${NS}/trainer-live 200`,
-        'get network-attachment-definitions kube-system/primary 404',
-        `get network-attachment-definitions ${NS}/${shadow} 200`,
-        `patch pods/status ${NS}/trainer-live 200`,
-      ]);
+      // The informers' own LIST/WATCH streams are not per ADD and are left out. The NADs are read
+      // concurrently, so their order at the API server is not fixed: the lists are compared sorted.
+      expect(
+        requests
+          .filter((event) => event.verb !== 'list' && event.verb !== 'watch')
+          .map(line)
+          .sort(),
+      ).toEqual(
+        [
+          `get pods ${NS}/trainer-live 200`,
+          'get network-attachment-definitions kube-system/primary 404',
+          `get network-attachment-definitions ${NS}/${shadow} 200`,
+          `patch pods/status ${NS}/trainer-live 200`,
+        ].sort(),
+      );
     } finally {
       sandbox.remove();
     }

@@ -2,6 +2,7 @@
 // daemon answers on its socket, reads the Pod and NADs live from a real API server, and runs the real
 // bridge/host-local plugins and a recording sriov stand-in in network namespaces.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +11,16 @@ import { annotations } from '@sriov-dra/contract';
 import { resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, cacheRoot, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { type Daemon, startDaemon } from '../../src/daemon.ts';
-import { NODE, type NodeFixture, bindShadow, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
+import {
+  NODE,
+  type NodeFixture,
+  PRIMARY_BRIDGE,
+  bindShadow,
+  createNodeFixture,
+  createPod,
+  createSandbox,
+  removeNodeFixture,
+} from '../pipeline/node-fixture.ts';
 import { runShim } from '../server/multus-shim.ts';
 
 const NS = 'ai-workloads';
@@ -110,6 +120,50 @@ describe('the upstream multus-shim driving this daemon', () => {
       expect(sandbox.links()).toEqual([]);
       expect(readdirSync(join(node.hostLocalDir, 'primary')).filter((entry) => /^\d+\.\d+\.\d+\.\d+$/.test(entry))).toEqual([]);
       expect(existsSync(join(node.cniDir, 'c-trainer'))).toBe(false);
+    } finally {
+      sandbox.remove();
+    }
+  });
+
+  it('hands a selection its static address (runtimeConfig ips and CNI_ARGS IP, as Multus passes both) and chains tuning after the bridge', async () => {
+    // An ordinary NAD: a second veth on the node bridge, static IPAM fed by runtimeConfig, tuning after it.
+    await cp.adminClient.create(
+      resourceTypes.networkAttachmentDefinition,
+      {
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: 'static-net', namespace: NS },
+        spec: {
+          config: JSON.stringify({
+            cniVersion: '1.0.0',
+            name: 'static-net',
+            plugins: [
+              { type: 'bridge', bridge: PRIMARY_BRIDGE, ipam: { type: 'static' }, capabilities: { ips: true } },
+              { type: 'tuning', mtu: 1400 },
+            ],
+          }),
+        },
+      },
+      { namespace: NS },
+    );
+    const pod = await createPod(cp.adminClient, NS, 'static-user');
+    await cp.adminClient.patch(
+      resourceTypes.pod,
+      { namespace: NS, name: 'static-user' },
+      { metadata: { annotations: { [annotations.networks]: '[{"name":"static-net","ips":["192.168.77.5/24"]}]' } } },
+      'application/merge-patch+json',
+    );
+    const sandbox = createSandbox();
+    const who = { name: 'static-user', uid: pod.metadata.uid };
+    try {
+      const add = await runShim(shimEnv('ADD', 'c-static', sandbox.path, who), shimConfig('1.0.0'));
+      expect({ code: add.code, stderr: add.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(sandbox.links()).toEqual(['eth0 10.244.7.3', 'net1 192.168.77.5']);
+      const mtu = JSON.parse(execFileSync('ip', ['-n', sandbox.name, '-j', 'link', 'show', 'dev', 'net1'], { encoding: 'utf8' })) as { mtu: number }[];
+      expect(mtu[0]?.mtu).toBe(1400);
+      const del = await runShim(shimEnv('DEL', 'c-static', sandbox.path, who), shimConfig('1.0.0'));
+      expect(del.code).toBe(0);
+      expect(sandbox.links()).toEqual([]);
     } finally {
       sandbox.remove();
     }

@@ -14,7 +14,7 @@ import type { CniRequest } from '../../src/server/cni-request.ts';
 export const NODE = 'worker-a';
 export const NODE_UID = '6b0d4a5e-8f3c-4e1a-9d2b-7c5f1e3a9b40';
 /** The primary network's host bridge, one per test process; removeNodeFixture deletes it. */
-const PRIMARY_BRIDGE = `mlrp${String(process.pid % 1_000_000)}`;
+export const PRIMARY_BRIDGE = `mlrp${String(process.pid % 1_000_000)}`;
 
 /** sriov-cni's place in the chain: records CNI_* and stdin, answers with the interface it was asked for. */
 const SRIOV_STAND_IN = `#!${process.execPath}

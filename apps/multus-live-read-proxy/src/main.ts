@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
 import { type Daemon, startDaemon } from './daemon.ts';
 import { daemonFlagsUsage, parseDaemonFlags, wantsHelp } from './daemon-flags.ts';

@@ -15,17 +15,17 @@
 // each ADD's time inside the daemon and its delegates' share of it, so their overhead is reported a second
 // way, free of the shim and of the direct run's noise; the shim's VERSION (answered without any daemon) is
 // the same-run cost of exec'ing the shim.
-import { chmod, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { pino } from 'pino';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { type AuditEvent, type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { addNetwork, delNetwork } from '../src/cni/invoke.ts';
 import type { RuntimeConf } from '../src/cni/runtime-conf.ts';
-import { type Daemon, startDaemon } from '../src/daemon.ts';
+import type { Daemon } from '../src/daemon.ts';
 import { NODE, type NodeFixture, bindShadows, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../test/pipeline/node-fixture.ts';
+import { shimConfig, shimEnv as fixtureShimEnv, startFixtureDaemon } from '../test/daemon/daemon-fixture.ts';
 import { runShim } from '../test/server/multus-shim.ts';
 import { UPSTREAM_USER, type UpstreamDaemon, grantUpstreamMultus, startUpstreamDaemon, upstreamNetnsPath } from '../test/upstream/upstream-daemon.ts';
 
@@ -156,30 +156,10 @@ interface RunFigures {
   readonly loadEnd: readonly number[];
 }
 
-async function startOurs(node: NodeFixture, cp: ControlPlane, name: 'live' | 'informer', binDirs: readonly string[]): Promise<Side> {
-  const dir = join(node.root, name);
-  const socketDir = join(dir, 'run');
-  await mkdir(socketDir, { recursive: true });
-  const config = join(dir, 'daemon-config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      chrootDir: '',
-      socketDir,
-      binDir: binDirs[0],
-      confDir: node.confDir,
-      cniDir: join(dir, 'multus-cache'),
-      clusterNetwork: 'primary',
-      multusNamespace: 'kube-system',
-      liveNetworkConfigOnAdd: name === 'live',
-    }),
-  );
+async function startOurs(node: NodeFixture, cp: ControlPlane, name: 'live' | 'informer'): Promise<Side> {
   const user = `multus-${name}`;
-  const daemon = await startDaemon(
-    { config, nodeName: NODE, kubeconfig: cp.kubeconfigFor(user, { groups: ['system:masters'] }), metricsPort: 0, kubeApiQps: 100, kubeApiBurst: 200 },
-    { logger: pino({ level: 'silent' }), resultCacheDir: join(dir, 'cni-cache') },
-  );
+  const kubeconfig = cp.kubeconfigFor(user, { groups: ['system:masters'] });
+  const { daemon, socketDir } = await startFixtureDaemon(node, { dir: join(node.root, name), kubeconfig, liveNetworkConfigOnAdd: name === 'live' });
   await waitFor(`${name} daemon ready`, async () => (await fetch(`http://127.0.0.1:${String(daemon.metricsPort)}/readyz`)).ok, { timeoutMs: 60_000 });
   return { name, user, socketDir, netnsPath: (sandbox) => sandbox.path, daemon };
 }
@@ -206,7 +186,7 @@ export async function setup(): Promise<Context> {
   const ours: Daemon[] = [];
   const sides: Side[] = [{ name: 'upstream', user: UPSTREAM_USER, socketDir: upstream.socketDir, netnsPath: (sandbox) => upstreamNetnsPath(sandbox.name) }];
   for (const name of ['live', 'informer'] as const) {
-    const side = await startOurs(node, cp, name, binDirs);
+    const side = await startOurs(node, cp, name);
     if (side.daemon !== undefined) ours.push(side.daemon);
     sides.push(side);
   }
@@ -236,21 +216,13 @@ export async function teardown({ cp, node, standInDir, upstream, ours }: Context
   await rm(standInDir, { recursive: true, force: true });
 }
 
-function shimEnv(command: 'ADD' | 'DEL', containerID: string, netns: string, pod: KubeObject, standInDir: string): Record<string, string> {
-  return {
-    CNI_COMMAND: command,
-    CNI_CONTAINERID: containerID,
-    CNI_NETNS: netns,
-    CNI_IFNAME: 'eth0',
-    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${pod.metadata.name};K8S_POD_INFRA_CONTAINER_ID=${containerID};K8S_POD_UID=${pod.metadata.uid}`,
-    // The stand-in's directory: our daemons search their binDir, then the request's CNI_PATH.
-    CNI_PATH: standInDir,
-    PATH: process.env['PATH'] ?? '',
-  };
-}
-
-function shimConfig(socketDir: string): string {
-  return JSON.stringify({ cniVersion: '1.0.0', name: 'multus-cni-network', type: 'multus-shim', daemonSocketDir: socketDir });
+function shimEnv(command: 'ADD' | 'DEL', containerID: string, netns: string, pod: KubeObject, node: NodeFixture, standInDir: string): Record<string, string> {
+  // The fast stand-in's directory is the request's CNI_PATH: every daemon searches its binDir, then that.
+  return fixtureShimEnv({ ...node, binDirs: [node.binDirs[0] ?? '', standInDir] }, command, containerID, netns, {
+    namespace: NS,
+    name: pod.metadata.name,
+    uid: pod.metadata.uid,
+  });
 }
 
 /** Seconds our daemon has spent so far answering ADDs, in their delegates and in their live reads (its histograms). */
@@ -321,7 +293,7 @@ async function managedAddsFor(standInDir: string, containerID: string): Promise<
 }
 
 async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
-  const { cp, sides, audit, standInDir } = context;
+  const { cp, sides, audit, standInDir, node } = context;
   const samples = new Map<SideName, SideSamples>(
     SIDES.map((name) => [name, { addMs: [], delegatesMs: [], requests: [], stale: 0, inDaemon: { requestMs: [], delegatesMs: [], liveReadsMs: [] } }]),
   );
@@ -353,14 +325,14 @@ async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
         const inDaemonBefore = await secondsInDaemon(side.daemon);
         await audit.open();
         const started = performance.now();
-        const add = await runShim(shimEnv('ADD', containerID, side.netnsPath(sandbox), pod, standInDir), shimConfig(side.socketDir));
+        const add = await runShim(shimEnv('ADD', containerID, side.netnsPath(sandbox), pod, node, standInDir), shimConfig(side.socketDir));
         const addMs = performance.now() - started;
         const requests = (await audit.close()).filter((event) => event.user.username === side.user && event.verb !== 'list' && event.verb !== 'watch');
         const inDaemonAfter = await secondsInDaemon(side.daemon);
         // Checked outside the timing: a figure for an ADD that failed or ran fewer delegates would be meaningless.
         if (add.code !== 0 || add.stderr !== '') throw new Error(`${side.name} ADD of ${pod.metadata.name} failed: ${add.stdout}${add.stderr}`);
         const managedRan = (await managedAddsFor(standInDir, containerID)).join(',') === MANAGED_INTERFACES.join(',');
-        const del = await runShim(shimEnv('DEL', containerID, side.netnsPath(sandbox), pod, standInDir), shimConfig(side.socketDir));
+        const del = await runShim(shimEnv('DEL', containerID, side.netnsPath(sandbox), pod, node, standInDir), shimConfig(side.socketDir));
         if (del.code !== 0 || del.stderr !== '') throw new Error(`${side.name} DEL of ${pod.metadata.name} failed: ${del.stdout}${del.stderr}`);
         const delegatesMs = await runDelegatesDirectly(context, pod, shadows, `direct-${containerID}`);
         if (!measured) continue;

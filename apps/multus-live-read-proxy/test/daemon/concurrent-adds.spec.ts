@@ -4,16 +4,15 @@
 // must leave no address lease and no cache file behind.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pino } from 'pino';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, cacheRoot, createNamespace, startControlPlane } from '@sriov-dra/k8s/testing';
-import { type Daemon, startDaemon } from '../../src/daemon.ts';
-import { NODE, type NodeFixture, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
+import { type ControlPlane, createNamespace, startControlPlane } from '@sriov-dra/k8s/testing';
+import type { Daemon } from '../../src/daemon.ts';
+import { type NodeFixture, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
 import { runShim } from '../server/multus-shim.ts';
+import { shimConfig as fixtureShimConfig, shimEnv as fixtureShimEnv, startFixtureDaemon } from './daemon-fixture.ts';
 
 const NS = 'burst';
 const PODS = 50;
@@ -25,16 +24,11 @@ let socketDir: string;
 const sandboxes: ReturnType<typeof createSandbox>[] = [];
 
 function shimEnv(command: string, index: number, pod: KubeObject): Record<string, string> {
-  const containerID = `c-burst-${String(index)}`;
-  return {
-    CNI_COMMAND: command,
-    CNI_CONTAINERID: containerID,
-    CNI_NETNS: sandboxes[index]?.path ?? '',
-    CNI_IFNAME: 'eth0',
-    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${pod.metadata.name};K8S_POD_INFRA_CONTAINER_ID=${containerID};K8S_POD_UID=${pod.metadata.uid}`,
-    CNI_PATH: join(cacheRoot(), 'cni', 'bin'),
-    PATH: process.env['PATH'] ?? '',
-  };
+  return fixtureShimEnv(node, command, `c-burst-${String(index)}`, sandboxes[index]?.path ?? '', {
+    namespace: NS,
+    name: pod.metadata.name,
+    uid: pod.metadata.uid,
+  });
 }
 
 /** Entries that are leases of host-local (one file per address) in the primary network's data dir. */
@@ -54,26 +48,7 @@ beforeAll(async () => {
   cp = await startControlPlane();
   await createNamespace(cp.adminClient, NS);
   node = await createNodeFixture();
-  socketDir = join(node.root, 'run-multus');
-  await mkdir(socketDir, { recursive: true });
-  const config = join(node.root, 'daemon-config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      socketDir,
-      binDir: join(cacheRoot(), 'cni', 'bin'),
-      confDir: node.confDir,
-      cniDir: node.cniDir,
-      clusterNetwork: 'primary',
-      cniConfigDir: node.confDir,
-      liveNetworkConfigOnAdd: true,
-    }),
-  );
-  daemon = await startDaemon(
-    { config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: -1, kubeApiQps: 100, kubeApiBurst: 200 },
-    { logger: pino({ level: 'silent' }), resultCacheDir: node.resultCacheDir },
-  );
+  ({ daemon, socketDir } = await startFixtureDaemon(node, { kubeconfig: cp.kubeconfig, metricsPort: -1 }));
   for (let index = 0; index < PODS; index += 1) sandboxes.push(createSandbox());
 }, 120_000);
 
@@ -87,7 +62,7 @@ afterAll(async () => {
 describe(`${String(PODS)} sandboxes at once`, () => {
   it('all ADD with distinct primary addresses and network-status, then all DEL without leaking a lease or a cache file', async () => {
     const pods = await Promise.all(Array.from({ length: PODS }, (_, index) => createPod(cp.adminClient, NS, `burst-${String(index)}`)));
-    const shimConfig = JSON.stringify({ cniVersion: '1.0.0', name: 'multus-cni-network', type: 'multus-shim', daemonSocketDir: socketDir });
+    const shimConfig = fixtureShimConfig(socketDir);
 
     const addStart = performance.now();
     const adds = await Promise.all(pods.map((pod, index) => runShim(shimEnv('ADD', index, pod), shimConfig)));

@@ -4,24 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { annotations } from '@sriov-dra/contract';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, cacheRoot, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
-import { type Daemon, startDaemon } from '../../src/daemon.ts';
-import {
-  NODE,
-  type NodeFixture,
-  PRIMARY_BRIDGE,
-  bindShadow,
-  createNodeFixture,
-  createPod,
-  createSandbox,
-  removeNodeFixture,
-} from '../pipeline/node-fixture.ts';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import type { Daemon } from '../../src/daemon.ts';
+import { type NodeFixture, PRIMARY_BRIDGE, bindShadow, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
 import { runShim } from '../server/multus-shim.ts';
+import { shimConfig as fixtureShimConfig, shimEnv as fixtureShimEnv, startFixtureDaemon } from './daemon-fixture.ts';
 
 const NS = 'ai-workloads';
 
@@ -30,21 +20,13 @@ let node: NodeFixture;
 let daemon: Daemon;
 let socketDir: string;
 
+/** The shim's environment for a Pod of this file's namespace. */
 function shimEnv(command: string, containerID: string, netns: string, pod: { name: string; uid: string }): Record<string, string> {
-  return {
-    CNI_COMMAND: command,
-    CNI_CONTAINERID: containerID,
-    CNI_NETNS: netns,
-    CNI_IFNAME: 'eth0',
-    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${pod.name};K8S_POD_INFRA_CONTAINER_ID=${containerID};K8S_POD_UID=${pod.uid}`,
-    // The sriov stand-in's directory: the daemon searches its binDir, then the request's CNI_PATH.
-    CNI_PATH: node.binDirs[1] ?? '',
-    PATH: process.env['PATH'] ?? '',
-  };
+  return fixtureShimEnv(node, command, containerID, netns, { namespace: NS, ...pod });
 }
 
 function shimConfig(cniVersion: string): string {
-  return JSON.stringify({ cniVersion, name: 'multus-cni-network', type: 'multus-shim', daemonSocketDir: socketDir });
+  return fixtureShimConfig(socketDir, cniVersion);
 }
 
 beforeAll(async () => {
@@ -52,27 +34,7 @@ beforeAll(async () => {
   await installCrds(cp.adminClient);
   await createNamespace(cp.adminClient, NS);
   node = await createNodeFixture();
-  socketDir = join(node.root, 'run-multus');
-  await mkdir(socketDir, { recursive: true });
-  const config = join(node.root, 'daemon-config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      chrootDir: '',
-      socketDir,
-      binDir: join(cacheRoot(), 'cni', 'bin'),
-      confDir: node.confDir,
-      cniDir: node.cniDir,
-      clusterNetwork: 'primary',
-      multusNamespace: 'kube-system',
-      liveNetworkConfigOnAdd: true,
-    }),
-  );
-  daemon = await startDaemon(
-    { config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: 0, kubeApiQps: 100, kubeApiBurst: 200 },
-    { logger: pino({ level: 'silent' }), resultCacheDir: node.resultCacheDir },
-  );
+  ({ daemon, socketDir } = await startFixtureDaemon(node, { kubeconfig: cp.kubeconfig }));
 }, 120_000);
 
 afterAll(async () => {

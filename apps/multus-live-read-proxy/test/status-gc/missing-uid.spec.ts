@@ -3,13 +3,13 @@
 // from the delegate cache without reading it at all (§10.2: DEL never requires the Pod).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, cacheRoot, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
-import { type Daemon, startDaemon } from '../../src/daemon.ts';
-import { NODE, type NodeFixture, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import type { Daemon } from '../../src/daemon.ts';
+import { type NodeFixture, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
+import { shimEnv as fixtureShimEnv, shimConfig, startFixtureDaemon } from '../daemon/daemon-fixture.ts';
 import { runShim } from '../server/multus-shim.ts';
 
 const NS = 'no-uid';
@@ -19,19 +19,12 @@ let node: NodeFixture;
 let daemon: Daemon;
 let socketDir: string;
 
+/** The shim's environment without K8S_POD_UID, as some runtimes send it. */
 function shimEnv(command: string, containerID: string, netns: string, podName: string): Record<string, string> {
-  return {
-    CNI_COMMAND: command,
-    CNI_CONTAINERID: containerID,
-    CNI_NETNS: netns,
-    CNI_IFNAME: 'eth0',
-    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${podName};K8S_POD_INFRA_CONTAINER_ID=${containerID}`,
-    CNI_PATH: node.binDirs[1] ?? '',
-    PATH: process.env['PATH'] ?? '',
-  };
+  return fixtureShimEnv(node, command, containerID, netns, { namespace: NS, name: podName });
 }
 
-const SHIM_CONFIG = (): string => JSON.stringify({ cniVersion: '1.0.0', name: 'multus-cni-network', type: 'multus-shim', daemonSocketDir: socketDir });
+const SHIM_CONFIG = (): string => shimConfig(socketDir);
 
 /** The live GETs of Pods the daemon made, from its own metrics. */
 async function podReads(): Promise<number> {
@@ -46,27 +39,7 @@ beforeAll(async () => {
   await installCrds(cp.adminClient);
   await createNamespace(cp.adminClient, NS);
   node = await createNodeFixture();
-  socketDir = join(node.root, 'run-multus');
-  await mkdir(socketDir, { recursive: true });
-  const config = join(node.root, 'daemon-config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      chrootDir: '',
-      socketDir,
-      binDir: join(cacheRoot(), 'cni', 'bin'),
-      confDir: node.confDir,
-      cniDir: node.cniDir,
-      clusterNetwork: 'primary',
-      multusNamespace: 'kube-system',
-      liveNetworkConfigOnAdd: true,
-    }),
-  );
-  daemon = await startDaemon(
-    { config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: -1, kubeApiQps: 100, kubeApiBurst: 200 },
-    { logger: pino({ level: 'silent' }), resultCacheDir: node.resultCacheDir },
-  );
+  ({ daemon, socketDir } = await startFixtureDaemon(node, { kubeconfig: cp.kubeconfig, metricsPort: -1 }));
 }, 120_000);
 
 afterAll(async () => {

@@ -12,10 +12,8 @@
 // So the caches are stale at the moment they are read, by causality rather than by a delay that a slow
 // machine could outrun.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import {
@@ -29,8 +27,9 @@ import {
   startTcpProxy,
   waitFor,
 } from '@sriov-dra/k8s/testing';
-import { type Daemon, startDaemon } from '../../src/daemon.ts';
+import type { Daemon } from '../../src/daemon.ts';
 import { NODE, type NodeFixture, bindShadow, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
+import { shimEnv as fixtureShimEnv, startFixtureDaemon } from '../daemon/daemon-fixture.ts';
 import { type ShimRun, runShim } from '../server/multus-shim.ts';
 import { UPSTREAM_USER, type UpstreamDaemon, grantUpstreamMultus, startUpstreamDaemon, upstreamNetnsPath } from './upstream-daemon.ts';
 
@@ -64,16 +63,7 @@ function side(name: SideName): Side {
 }
 
 function shimEnv(containerID: string, netns: string, pod: KubeObject): Record<string, string> {
-  return {
-    CNI_COMMAND: 'ADD',
-    CNI_CONTAINERID: containerID,
-    CNI_NETNS: netns,
-    CNI_IFNAME: 'eth0',
-    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${pod.metadata.name};K8S_POD_INFRA_CONTAINER_ID=${containerID};K8S_POD_UID=${pod.metadata.uid}`,
-    // The sriov stand-in's directory: every daemon searches its binDir, then the request's CNI_PATH.
-    CNI_PATH: node.binDirs[1] ?? '',
-    PATH: process.env['PATH'] ?? '',
-  };
+  return fixtureShimEnv(node, 'ADD', containerID, netns, { namespace: NS, name: pod.metadata.name, uid: pod.metadata.uid });
 }
 
 /** What the API server was asked, one line per request: verb, resource[/subresource], namespace/name, code. */
@@ -139,29 +129,8 @@ function resultIps(run: ShimRun): string[] {
 }
 
 async function startOurs(name: 'informer' | 'live', proxy: TcpProxy): Promise<string> {
-  const dir = join(node.root, name);
-  const socketDir = join(dir, 'run');
-  await mkdir(socketDir, { recursive: true });
-  const config = join(dir, 'daemon-config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      chrootDir: '',
-      socketDir,
-      binDir: node.binDirs[0],
-      confDir: node.confDir,
-      cniDir: join(dir, 'multus-cache'),
-      clusterNetwork: 'primary',
-      multusNamespace: 'kube-system',
-      liveNetworkConfigOnAdd: name === 'live',
-    }),
-  );
   const kubeconfig = cp.kubeconfigFor(`multus-${name}`, { groups: ['system:masters'], server: proxy.via(cp.server) });
-  const daemon = await startDaemon(
-    { config, nodeName: NODE, kubeconfig, metricsPort: 0, kubeApiQps: 100, kubeApiBurst: 200 },
-    { logger: pino({ level: 'silent' }), resultCacheDir: join(dir, 'cni-cache') },
-  );
+  const { daemon, socketDir } = await startFixtureDaemon(node, { dir: join(node.root, name), kubeconfig, liveNetworkConfigOnAdd: name === 'live' });
   ours.push(daemon);
   // Ready means both informers synced: their first LIST already held the Pods created before the start.
   await waitFor(`${name} daemon ready`, async () => (await fetch(`http://127.0.0.1:${String(daemon.metricsPort)}/readyz`)).ok, { timeoutMs: 60_000 });

@@ -15,6 +15,7 @@ import { delegateConfigFromNad } from './delegate-config.ts';
 import { capabilityArgs, runtimeCapabilities, selectionRequests } from './delegate-runtime.ts';
 import { assignDelegateInterfaces } from './interface-assignment.ts';
 import { type K8sArgs, delegateArgs, readK8sArgs } from './k8s-args.ts';
+import { type ReadinessWait, UPSTREAM_READINESS_WAIT, waitForReadinessIndicator } from './readiness-indicator.ts';
 import { type NetworkPlanSettings, type PlannedNetwork, planNetworks } from './network-plan.ts';
 
 /** One delegate of an ADD, in execution order: what is cached for DEL and what network-status reports. */
@@ -38,6 +39,10 @@ export interface AddSettings {
   readonly resultCacheDir: string;
   /** Deadline of each delegate's ADD. */
   readonly delegateTimeoutMs: number;
+  /** Multus's readinessindicatorfile: ADD waits for it ('' or absent for none). */
+  readonly readinessIndicatorFile?: string;
+  /** How long and how often ADD looks for it; upstream's by default. */
+  readonly readinessWait?: ReadinessWait;
 }
 
 export interface AddEffects {
@@ -195,6 +200,7 @@ async function decideDelegates(
  */
 export async function runAdd(request: CniRequest, settings: AddSettings, effects: AddEffects, signal: AbortSignal): Promise<AddOutcome> {
   const k8s = unwrap(readK8sArgs(request.args, request.containerID));
+  await waitForReadinessIndicator(settings.readinessIndicatorFile ?? '', settings.readinessWait ?? UPSTREAM_READINESS_WAIT, signal);
   let pod: Pod;
   try {
     pod = await effects.reader.readPod(k8s.podNamespace, k8s.podName, signal);

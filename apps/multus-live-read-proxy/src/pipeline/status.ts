@@ -1,8 +1,7 @@
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { NetworkCommandOptions } from '../cni/status-gc.ts';
 import type { PodNetworkReader } from '../reads/pod-network-reader.ts';
 import { type AddSettings, loadClusterNetwork } from './add.ts';
+import { checkReadinessIndicator } from './readiness-indicator.ts';
 
 /** What STATUS and GC need of a request's settings. */
 export interface ClusterNetworkSettings extends Pick<AddSettings, 'plan' | 'confDir' | 'binDirs' | 'delegateTimeoutMs'> {
@@ -15,21 +14,6 @@ export interface StatusEffects {
   statusNetwork(bytes: Uint8Array, options: NetworkCommandOptions): Promise<void>;
 }
 
-/** The configured readiness indicator file does not exist (yet). */
-export class ReadinessIndicatorError extends Error {
-  override readonly name = 'ReadinessIndicatorError';
-  readonly code = 'ReadinessIndicatorMissing';
-  readonly path: string;
-
-  constructor(path: string, cause: unknown) {
-    super(
-      `ReadinessIndicatorMissing: the readiness indicator file ${path} does not exist (${String(cause)}) \u2014 the cluster network writes it once it is ready; check that network's own daemon`,
-      { cause },
-    );
-    this.path = path;
-  }
-}
-
 /**
  * What STATUS and GC do first, as Multus does: the readiness indicator file must exist, then the cluster
  * network is resolved as ADD resolves a Pod's master. Upstream polls for the file for up to 45 s; STATUS
@@ -40,14 +24,7 @@ export async function readyClusterNetwork(
   reader: PodNetworkReader,
   signal: AbortSignal,
 ): Promise<{ name: string; bytes: Uint8Array }> {
-  if (settings.readinessIndicatorFile !== '') {
-    const path = resolve(settings.readinessIndicatorFile);
-    try {
-      await stat(path);
-    } catch (error) {
-      throw new ReadinessIndicatorError(path, error);
-    }
-  }
+  await checkReadinessIndicator(settings.readinessIndicatorFile);
   const network = await loadClusterNetwork(settings, reader, signal);
   return { name: network.name, bytes: Buffer.from(network.bytes, 'utf8') };
 }

@@ -4,6 +4,7 @@
 // stale outcome, the live mode hands the sriov delegate the allocated PCI and the rail IPAM.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { annotations, isSriovDraError } from '@sriov-dra/contract';
@@ -61,8 +62,8 @@ function settings(liveNetworkConfigOnAdd: boolean): RequestSettings {
   };
 }
 
-function handler(live: boolean): CniRequestHandler {
-  return createCniHandler({ settingsFor: () => settings(live), shared, client, logger: pino({ level: 'silent' }), metrics });
+function handler(live: boolean, extra: Partial<RequestSettings> = {}): CniRequestHandler {
+  return createCniHandler({ settingsFor: () => ({ ...settings(live), ...extra }), shared, client, logger: pino({ level: 'silent' }), metrics });
 }
 
 /** A CNI result reduced to what lands in the sandbox: its interfaces there and its addresses. */
@@ -199,6 +200,35 @@ describe('ADD and DEL', () => {
   });
 });
 
+describe('the readiness indicator file', () => {
+  it('holds ADD back until the cluster network writes it, and fails the ADD when it never does', async () => {
+    const pod = await createPod(cp.adminClient, NS, 'early');
+    const indicator = join(node.root, 'primary-ready');
+    const wait = { readinessIndicatorFile: indicator, readinessWait: { pollMs: 50, timeoutMs: 400 } };
+    const sandbox = createSandbox();
+    try {
+      const refused = await handler(true, wait)
+        .handle(cniRequest('ADD', 'c-early', sandbox.path, { namespace: NS, name: 'early', uid: pod.metadata.uid }), AbortSignal.timeout(60_000))
+        .catch((error: unknown) => error);
+      expect((refused as { code?: string }).code).toBe('ReadinessIndicatorMissing');
+      expect(sandbox.links()).toEqual([]);
+
+      // Written while the ADD waits (after its first look): the ADD then proceeds.
+      const adding = handler(true, { ...wait, readinessWait: { pollMs: 50, timeoutMs: 30_000 } }).handle(
+        cniRequest('ADD', 'c-early', sandbox.path, { namespace: NS, name: 'early', uid: pod.metadata.uid }),
+        AbortSignal.timeout(60_000),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      await writeFile(indicator, '');
+      await adding;
+      expect(sandbox.links()).toHaveLength(1);
+      await handler(true).handle(cniRequest('DEL', 'c-early', sandbox.path, { namespace: NS, name: 'early' }), AbortSignal.timeout(60_000));
+    } finally {
+      sandbox.remove();
+    }
+  });
+});
+
 describe('the guard runs before any delegate', () => {
   it('refuses a deleting shadow and runs nothing, not even the primary network', async () => {
     const pod = await createPod(cp.adminClient, NS, 'deleting');
@@ -206,6 +236,7 @@ describe('the guard runs before any delegate', () => {
     // The protection finalizer holds the object: deleting it only sets deletionTimestamp.
     await cp.adminClient.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow });
     const before = (await node.sriovCalls()).length;
+    const failedAddsBefore = await observed(metrics.requestDuration, { command: 'ADD', result: 'error' });
     const sandbox = createSandbox();
     try {
       const outcome = await handler(true)
@@ -213,7 +244,7 @@ describe('the guard runs before any delegate', () => {
         .catch((error: unknown) => error);
       expect(isSriovDraError(outcome, 'ManagedShadowNotReady')).toBe(true);
       expect(await observed(metrics.guardRejections, { reason: 'ManagedShadowNotReady' })).toBe(1);
-      expect(await observed(metrics.requestDuration, { command: 'ADD', result: 'error' })).toBe(1);
+      expect(await observed(metrics.requestDuration, { command: 'ADD', result: 'error' })).toBe(failedAddsBefore + 1);
       expect(sandbox.links()).toEqual([]);
       expect((await node.sriovCalls()).length).toBe(before);
       expect(existsSync(join(node.cniDir, 'c-deleting'))).toBe(false);

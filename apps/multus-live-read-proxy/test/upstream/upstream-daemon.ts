@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { multusBinaries, waitFor } from '@sriov-dra/k8s/testing';
 import { socketRequest } from '../server/socket-http.ts';
@@ -87,11 +87,17 @@ export async function startUpstreamDaemon(options: {
   readonly apiServer: string;
   readonly caCert: string;
   readonly token: string;
+  /**
+   * The delegate cache directory; default: one of its own in `dir`. It must lie outside /var, which the
+   * daemon sees as its private tmpfs.
+   */
+  readonly cniDir?: string;
 }): Promise<UpstreamDaemon> {
   const { dir, node } = options;
   const serviceAccount = join(dir, 'serviceaccount');
   const socketDir = join(dir, 'run');
-  const cniDir = join(dir, 'multus-cache');
+  const cniDir = options.cniDir ?? join(dir, 'multus-cache');
+  if (/^\/var(\/|$)/.test(resolve(cniDir))) throw new Error(`cniDir ${cniDir} is under /var, which upstream multus-daemon sees as its own tmpfs`);
   const cniConfigDir = join(dir, 'net.d');
   await mkdir(serviceAccount, { recursive: true });
   await mkdir(cniConfigDir, { recursive: true });

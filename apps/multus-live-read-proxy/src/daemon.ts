@@ -12,8 +12,6 @@ import { type DaemonServer, startDaemonServer } from './server/daemon-server.ts'
 
 /** Deadline of one delegate network's ADD or DEL; the runtime's own CNI deadline is minutes. */
 const DELEGATE_TIMEOUT_MS = 60_000;
-/** libcni's default cache directory, which upstream Multus uses for delegate results. */
-export const LIBCNI_CACHE_DIR = '/var/lib/cni';
 
 export interface Daemon {
   readonly socketPath: string;
@@ -28,12 +26,15 @@ export interface Daemon {
 
 export interface DaemonOptions {
   readonly logger: Logger;
-  /** Where libcni keeps delegate results (tests point it into a temporary directory). */
+  /**
+   * Where the delegates' libcni results are kept. Upstream Multus gives libcni its cniDir, so by default
+   * both daemons keep them in `<cniDir>/results` and a node can move between them.
+   */
   readonly resultCacheDir?: string;
 }
 
 /** The settings of one request: the shim's stdin configuration overlaid with the daemon's (Multus's rule). */
-function settingsFor(config: DaemonConfig, resultCacheDir: string): (request: CniRequest) => RequestSettings {
+function settingsFor(config: DaemonConfig, resultCacheDir: string | undefined): (request: CniRequest) => RequestSettings {
   return (request) => {
     const conf = effectiveNetConf(config, request.config);
     return {
@@ -47,7 +48,7 @@ function settingsFor(config: DaemonConfig, resultCacheDir: string): (request: Cn
       },
       confDir: conf.confDir,
       binDirs: delegateBinDirs(conf, request.path),
-      resultCacheDir,
+      resultCacheDir: resultCacheDir ?? conf.cniDir,
       delegateTimeoutMs: DELEGATE_TIMEOUT_MS,
       cniDir: conf.cniDir,
       liveNetworkConfigOnAdd: conf.liveNetworkConfigOnAdd,
@@ -85,7 +86,7 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
   try {
     server = await startDaemonServer({
       socketDir: config.socketDir,
-      handler: createCniHandler({ settingsFor: settingsFor(config, options.resultCacheDir ?? LIBCNI_CACHE_DIR), shared, client, logger, metrics }),
+      handler: createCniHandler({ settingsFor: settingsFor(config, options.resultCacheDir), shared, client, logger, metrics }),
       logger,
     });
     if (flags.metricsPort >= 0) {

@@ -3,7 +3,6 @@ import { access, readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { goFoldEqual } from '@sriov-dra/cni-render';
 import { type KubeClient, errorMessage } from '@sriov-dra/k8s';
-import { LIBCNI_CACHE_DIR } from '../daemon.ts';
 import { type DaemonConfig, type EffectiveNetConf, effectiveNetConf, parseDaemonConfig } from '../daemon-config.ts';
 import { ENTRY_CONFIG_FILE, autoconfigDir, configuredPrimaryName, findPrimaryConfName, renderEntryConfig } from '../entry-config/entry-config.ts';
 import { reviewAccess } from './access-review.ts';
@@ -124,7 +123,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const [binaries, delegateCache, resultCache, accessFacts, controllers, build] = await Promise.all([
     config.effective === undefined ? undefined : probeBinaries(config.effective, client),
     probeStorage('delegate-cache-storage', 'the delegate cache (cniDir)', cniDir, mounts),
-    probeStorage('result-cache-storage', 'the libcni result cache', options.resultCacheDir ?? LIBCNI_CACHE_DIR, mounts),
+    probeStorage('result-cache-storage', 'the libcni result cache', options.resultCacheDir ?? cniDir, mounts),
     settle(reviewAccess(client)),
     settle(findDynamicNetworksControllers(client)),
     buildIdentity(options.env),

@@ -51,7 +51,8 @@ export async function startFixtureDaemon(node: NodeFixture, options: FixtureDaem
   );
   const daemon = await startDaemon(
     { config, nodeName: NODE, kubeconfig: options.kubeconfig, metricsPort: options.metricsPort ?? 0, kubeApiQps: 100, kubeApiBurst: 200 },
-    { logger: pino({ level: 'silent' }), resultCacheDir: options.dir === undefined ? node.resultCacheDir : join(dir, 'cni-cache') },
+    // libcni's results go where the daemon puts them by default, as upstream does: <cniDir>/results.
+    { logger: pino({ level: 'silent' }) },
   );
   return { daemon, socketDir, config };
 }

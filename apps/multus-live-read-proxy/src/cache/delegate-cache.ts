@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DelegateCacheError } from './delegate-cache-error.ts';
-import { type CachedDelegate, type DelegateRecord, decodeDelegates, encodeDelegates } from './delegate-codec.ts';
+import { type DelegateRecord, decodeDelegates, encodeDelegates } from './delegate-codec.ts';
 import { removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
 
 /**
@@ -34,7 +34,7 @@ export async function saveDelegates(cniDir: string, containerID: string, delegat
 }
 
 /** The cached delegates in ADD order, or undefined when this container has no cache file. */
-export async function loadDelegates(cniDir: string, containerID: string): Promise<CachedDelegate[] | undefined> {
+export async function loadDelegates(cniDir: string, containerID: string): Promise<DelegateRecord[] | undefined> {
   const path = delegateCachePath(cniDir, containerID);
   let data: Buffer;
   try {

@@ -24,11 +24,6 @@ export interface DelegateRecord {
   readonly resourceName?: string;
 }
 
-/** A record read back for DEL, with what upstream DEL decides from it: conflist or single plugin. */
-export interface CachedDelegate extends DelegateRecord {
-  readonly confList: boolean;
-}
-
 /** libcni.NetworkConfigList has no JSON tags; upstream fills it only for file-based conflists, never for a NAD. */
 const EMPTY_NETWORK_CONFIG_LIST =
   '{"Name":"","CNIVersion":"","DisableCheck":false,"DisableGC":false,"LoadOnlyInlinedPlugins":false,"Plugins":null,"Bytes":null}';
@@ -75,7 +70,7 @@ const STD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}
  * fail on or crash with later: anything but a non-empty array of objects, a member of the wrong type,
  * a delegate without configuration bytes.
  */
-export function decodeDelegates(data: Uint8Array, path: string): CachedDelegate[] {
+export function decodeDelegates(data: Uint8Array, path: string): DelegateRecord[] {
   const corrupt = (detail: string, cause?: unknown): DelegateCacheError => new DelegateCacheError('DelegateCacheCorrupt', path, detail, cause);
   let document: unknown;
   try {
@@ -108,6 +103,8 @@ export function decodeDelegates(data: Uint8Array, path: string): CachedDelegate[
     if (!STD_BASE64.test(base64)) throw corrupt(`delegate ${index}: Bytes is not standard base64`);
     object('Conf');
     object('CNINetworkConfigList');
+    // Upstream's DEL reads ConfList.plugins to choose between a list and one plugin; this daemon reads the
+    // exact bytes for that, but a file whose ConfList upstream could not decode is corrupt for both.
     const plugins = goField(object('ConfList') ?? {}, 'plugins');
     if (plugins !== undefined && plugins !== null && !Array.isArray(plugins)) throw corrupt(`delegate ${index}: ConfList.plugins is not a list`);
     const ipRequest = strings('ipRequest');
@@ -128,7 +125,6 @@ export function decodeDelegates(data: Uint8Array, path: string): CachedDelegate[
       bytes: Buffer.from(base64, 'base64'),
       isFilterV4Gateway: flag('IsFilterV4Gateway'),
       isFilterV6Gateway: flag('IsFilterV6Gateway'),
-      confList: Array.isArray(plugins) && plugins.length > 0,
       ...Object.fromEntries(Object.entries(optional).filter((entry) => entry[1] !== undefined)),
     };
   });

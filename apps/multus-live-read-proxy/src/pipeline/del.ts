@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CachedDelegate } from '../cache/delegate-codec.ts';
+import type { DelegateRecord } from '../cache/delegate-codec.ts';
 import type { RuntimeConf } from '../cni/runtime-conf.ts';
 import type { CniRequest } from '../server/cni-request.ts';
 import { cachedIfName, capabilityArgs, runtimeCapabilities } from './delegate-runtime.ts';
@@ -13,7 +13,7 @@ export interface DelSettings {
 
 export interface DelEffects {
   /** The delegates the ADD of this container saved, or undefined when it saved none. */
-  loadDelegates(containerID: string): Promise<CachedDelegate[] | undefined>;
+  loadDelegates(containerID: string): Promise<DelegateRecord[] | undefined>;
   removeDelegates(containerID: string): Promise<unknown>;
   delNetwork(bytes: Uint8Array, rt: RuntimeConf, options: { binDirs: readonly string[]; timeoutMs: number; signal: AbortSignal }): Promise<void>;
   readonly logger: Logger;

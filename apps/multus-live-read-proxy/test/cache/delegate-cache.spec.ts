@@ -57,26 +57,25 @@ describe('the delegate cache format', () => {
     expect(encodeDelegates(DELEGATES).toString('utf8')).toBe(UPSTREAM_FILE);
   });
 
-  it('reads a file upstream wrote: exact bytes, requests, and which delegate is a conflist', () => {
+  it('reads a file upstream wrote: exact bytes and requests', () => {
     const [sriov, chain] = decodeDelegates(Buffer.from(UPSTREAM_FILE), '/var/lib/cni/multus/c1');
     expect(Buffer.from(sriov?.bytes ?? []).toString('utf8')).toBe(SRIOV);
     expect(Buffer.from(chain?.bytes ?? []).toString('utf8')).toBe(CHAIN);
     expect(sriov).toMatchObject({
       name: 'pods/rail-a',
-      confList: false,
       ifnameRequest: 'net1',
       gatewayRequest: ['10.0.0.1'],
       isFilterV4Gateway: true,
       isFilterV6Gateway: false,
       deviceID: '0000:03:00.1',
     });
-    expect(chain).toMatchObject({ name: 'pods/chain', confList: true, macRequest: '02:00:00:00:00:01', ipRequest: ['10.1.0.5/24'] });
+    expect(chain).toMatchObject({ name: 'pods/chain', macRequest: '02:00:00:00:00:01', ipRequest: ['10.1.0.5/24'] });
   });
 
   it('matches keys as Go does: case-insensitively, the last match winning', () => {
     const file = '[{"name":"first","NAME":"pods/x","IFNAMEREQUEST":"net7","confList":{"Plugins":[{"type":"bridge"}]},"bytes":"e30=","Bytes":"eyJhIjoxfQ=="}]';
     const [delegate] = decodeDelegates(Buffer.from(file), '/cache/c2');
-    expect(delegate).toMatchObject({ name: 'pods/x', ifnameRequest: 'net7', confList: true });
+    expect(delegate).toMatchObject({ name: 'pods/x', ifnameRequest: 'net7' });
     expect(Buffer.from(delegate?.bytes ?? []).toString('utf8')).toBe('{"a":1}');
   });
 });

@@ -15,9 +15,12 @@
 // each ADD's time inside the daemon and its delegates' share of it, so their overhead is reported a second
 // way, free of the shim and of the direct run's noise; the shim's VERSION (answered without any daemon) is
 // the same-run cost of exec'ing the shim.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { type AuditEvent, type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
@@ -25,7 +28,7 @@ import { addNetwork, delNetwork } from '../src/cni/invoke.ts';
 import type { RuntimeConf } from '../src/cni/runtime-conf.ts';
 import type { Daemon } from '../src/daemon.ts';
 import { NODE, type NodeFixture, bindShadows, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../test/pipeline/node-fixture.ts';
-import { shimConfig, shimEnv as fixtureShimEnv, startFixtureDaemon } from '../test/daemon/daemon-fixture.ts';
+import { shimConfig, shimEnv as fixtureShimEnv, startFixtureDaemon, writeFixtureDaemonConfig } from '../test/daemon/daemon-fixture.ts';
 import { runShim } from '../test/server/multus-shim.ts';
 import { UPSTREAM_USER, type UpstreamDaemon, grantUpstreamMultus, startUpstreamDaemon, upstreamNetnsPath } from '../test/upstream/upstream-daemon.ts';
 
@@ -54,8 +57,13 @@ if [ "$CNI_COMMAND" = ADD ]; then
 fi
 `;
 
-type SideName = 'upstream' | 'live' | 'informer';
-const SIDES: readonly SideName[] = ['upstream', 'live', 'informer'];
+type SideName = 'upstream' | 'live' | 'informer' | 'launched';
+const SIDES: readonly SideName[] = ['upstream', 'live', 'informer', 'launched'];
+
+/** The daemon's documented launch (package.json `start`, main.ts's shebang): V8's interpreter only. */
+const LAUNCH_FLAGS = ['--max-semi-space-size=2', '--optimize-for-size', '--no-sparkplug', '--no-maglev', '--no-turbofan'];
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Side {
   readonly name: SideName;
@@ -134,6 +142,8 @@ interface Context {
   readonly sides: readonly Side[];
   readonly upstream: UpstreamDaemon;
   readonly ours: readonly Daemon[];
+  /** Ours launched as its own process (the `launched` side). */
+  readonly launchedDaemon: ChildProcess;
   /** The measured run, shared by every benchmark of this module. */
   run(): Promise<RunFigures>;
 }
@@ -164,7 +174,43 @@ async function startOurs(node: NodeFixture, cp: ControlPlane, name: 'live' | 'in
   return { name, user, socketDir, netnsPath: (sandbox) => sandbox.path, daemon };
 }
 
+/**
+ * Ours in live mode as a DaemonSet runs it: dist/main.js in a process of its own, launched as documented, so
+ * the cost of the interpreter-only launch shows next to the in-process daemons (which run with V8's compilers).
+ */
+async function startLaunched(node: NodeFixture, cp: ControlPlane): Promise<{ side: Side; child: ChildProcess }> {
+  const user = 'multus-launched';
+  const { config, socketDir } = await writeFixtureDaemonConfig(node, { dir: join(node.root, 'launched'), liveNetworkConfigOnAdd: true });
+  const kubeconfig = cp.kubeconfigFor(user, { groups: ['system:masters'] });
+  const child = spawn(process.execPath, [...LAUNCH_FLAGS, MAIN, '--config', config, '--node-name', NODE, '--kubeconfig', kubeconfig, '--metrics-port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const port = (): number | undefined =>
+    output
+      .split('\n')
+      .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { msg?: string; metricsPort?: number }] : []))
+      .find((line) => line.msg === 'daemon serving')?.metricsPort;
+  await waitFor(
+    'launched daemon ready',
+    async () => {
+      const at = port();
+      return at !== undefined && (await fetch(`http://127.0.0.1:${String(at)}/readyz`)).ok;
+    },
+    { timeoutMs: 60_000, alive: () => child.exitCode === null, describe: () => output },
+  );
+  return { side: { name: 'launched', user, socketDir, netnsPath: (sandbox) => sandbox.path }, child };
+}
+
 export async function setup(): Promise<Context> {
+  // The launched daemon runs the built JavaScript of this checkout (nx rebuilds only what changed).
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/nx/dist/bin/nx.js'), 'run', 'multus-live-read-proxy:build', '--output-style=static'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const cp = await startControlPlane({ audit: true });
   if (cp.auditLog === undefined) throw new Error('the control plane runs without an audit log');
   await installCrds(cp.adminClient);
@@ -190,7 +236,10 @@ export async function setup(): Promise<Context> {
     if (side.daemon !== undefined) ours.push(side.daemon);
     sides.push(side);
   }
+  const launched = await startLaunched(node, cp);
+  sides.push(launched.side);
   const context: Omit<Context, 'run'> = {
+    launchedDaemon: launched.child,
     cp,
     node,
     standInDir,
@@ -208,7 +257,12 @@ export async function setup(): Promise<Context> {
   };
 }
 
-export async function teardown({ cp, node, standInDir, upstream, ours }: Context): Promise<void> {
+export async function teardown({ cp, node, standInDir, upstream, ours, launchedDaemon }: Context): Promise<void> {
+  if (launchedDaemon.exitCode === null) {
+    const exited = once(launchedDaemon, 'exit');
+    launchedDaemon.kill('SIGTERM');
+    await exited;
+  }
   await upstream.stop();
   for (const daemon of ours) await daemon.stop();
   await cp.stop();
@@ -393,14 +447,14 @@ function isExactlyTarget(events: readonly AuditEvent[], pod: string, shadows: re
 }
 
 /** Prefix of a daemon's figures. */
-const FIGURE_PREFIX: Record<SideName, string> = { upstream: 'upstream', live: 'oursLive', informer: 'oursInformer' };
+const FIGURE_PREFIX: Record<SideName, string> = { upstream: 'upstream', live: 'oursLive', informer: 'oursInformer', launched: 'oursLaunchedLive' };
 
 export const benchmarks = [
   {
     name:
       `CNI ADD through the upstream multus-shim, Pod with the primary network + 2 managed shadows (fast sriov stand-in), ${String(ROUNDS)} ADDs per daemon ` +
       `interleaved after ${String(WARMUP_ROUNDS)} warm-up, DEL after each: upstream multus-daemon v4.2.3 (informers, own process) vs this daemon ` +
-      `live and informer mode (startDaemon in the bench process); overhead = ADD − the same delegates run directly by addNetwork`,
+      `live and informer mode (startDaemon in the bench process) and live mode launched as documented (dist/main.js, its own process, V8 interpreter only); overhead = ADD − the same delegates run directly by addNetwork`,
     once: async (context: Context) => {
       const { samples, shimExecMs, loadStart, loadEnd } = await context.run();
       const figures: Record<string, number> = {};
@@ -453,6 +507,11 @@ export const benchmarks = [
         figures['oursInformerPairedOverheadP50VsUpstream'] = informer.pairedP50 / upstream.pairedP50;
         figures['targetOverheadRatio'] = TARGET_OVERHEAD_RATIO;
       }
+      const launched = overhead.get('launched');
+      if (upstream !== undefined && launched !== undefined) {
+        figures['oursLaunchedLiveOverheadP50VsUpstream'] = launched.p50 / upstream.p50;
+        figures['oursLaunchedLivePairedOverheadP50VsUpstream'] = launched.pairedP50 / upstream.pairedP50;
+      }
       figures['shimVersionExecP50Ms'] = percentile(shimExecMs, 50);
       figures['loadAverage1mStart'] = loadStart[0] ?? Number.NaN;
       figures['loadAverage1mEnd'] = loadEnd[0] ?? Number.NaN;
@@ -480,7 +539,7 @@ export const benchmarks = [
         figures[`${key}StatusWritesPerAdd`] = counts.statusWrite / adds;
         figures[`${key}EventWritesPerAdd`] = counts.eventWrite / adds;
         figures[`${key}OtherPerAdd`] = counts.other / adds;
-        if (name === 'live') {
+        if (name === 'live' || name === 'launched') {
           figures[`${key}AddsExactlyOnTarget`] = side.requests.filter(({ pod, shadows, events }) => isExactlyTarget(events, pod, shadows)).length;
           figures[`${key}Adds`] = adds;
         }

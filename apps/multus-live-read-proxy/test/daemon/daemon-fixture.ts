@@ -27,9 +27,12 @@ export interface FixtureDaemonOptions {
 
 /**
  * Writes a daemon-config.json for the fixture — the real CNI plugins as binDir, the fixture's confDir with
- * its primary network as the cluster network — and starts our daemon on it.
+ * its primary network as the cluster network — for a daemon started here or launched as its own process.
  */
-export async function startFixtureDaemon(node: NodeFixture, options: FixtureDaemonOptions): Promise<FixtureDaemon> {
+export async function writeFixtureDaemonConfig(
+  node: NodeFixture,
+  options: Omit<FixtureDaemonOptions, 'kubeconfig' | 'metricsPort'>,
+): Promise<{ config: string; socketDir: string }> {
   const dir = options.dir ?? node.root;
   const socketDir = join(dir, 'run-multus');
   await mkdir(socketDir, { recursive: true });
@@ -49,6 +52,12 @@ export async function startFixtureDaemon(node: NodeFixture, options: FixtureDaem
       ...options.config,
     }),
   );
+  return { config, socketDir };
+}
+
+/** Our daemon started in this process on the fixture's daemon-config.json. */
+export async function startFixtureDaemon(node: NodeFixture, options: FixtureDaemonOptions): Promise<FixtureDaemon> {
+  const { config, socketDir } = await writeFixtureDaemonConfig(node, options);
   const daemon = await startDaemon(
     { config, nodeName: NODE, kubeconfig: options.kubeconfig, metricsPort: options.metricsPort ?? 0, kubeApiQps: 100, kubeApiBurst: 200 },
     // libcni's results go where the daemon puts them by default, as upstream does: <cniDir>/results.

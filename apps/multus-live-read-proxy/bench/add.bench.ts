@@ -15,8 +15,7 @@
 // each ADD's time inside the daemon and its delegates' share of it, so their overhead is reported a second
 // way, free of the shim and of the direct run's noise; the shim's VERSION (answered without any daemon) is
 // the same-run cost of exec'ing the shim.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +29,7 @@ import type { Daemon } from '../src/daemon.ts';
 import { NODE, type NodeFixture, bindShadows, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../test/pipeline/node-fixture.ts';
 import { shimConfig, shimEnv as fixtureShimEnv, startFixtureDaemon, writeFixtureDaemonConfig } from '../test/daemon/daemon-fixture.ts';
 import { runShim } from '../test/server/multus-shim.ts';
+import { LAUNCH_ENV, LAUNCH_FLAGS, type LaunchedDaemon, launchDaemon } from './launch-daemon.ts';
 import { UPSTREAM_USER, type UpstreamDaemon, grantUpstreamMultus, startUpstreamDaemon, upstreamNetnsPath } from '../test/upstream/upstream-daemon.ts';
 
 const NS = 'bench';
@@ -60,9 +60,6 @@ fi
 type SideName = 'upstream' | 'live' | 'informer' | 'launched';
 const SIDES: readonly SideName[] = ['upstream', 'live', 'informer', 'launched'];
 
-/** The daemon's documented launch (package.json `start`, main.ts's shebang): V8's interpreter only. */
-const LAUNCH_FLAGS = ['--max-semi-space-size=2', '--optimize-for-size', '--no-sparkplug', '--no-maglev', '--no-turbofan'];
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Side {
@@ -143,7 +140,7 @@ interface Context {
   readonly upstream: UpstreamDaemon;
   readonly ours: readonly Daemon[];
   /** Ours launched as its own process (the `launched` side). */
-  readonly launchedDaemon: ChildProcess;
+  readonly launchedDaemon: LaunchedDaemon;
   /** The measured run, shared by every benchmark of this module. */
   run(): Promise<RunFigures>;
 }
@@ -178,31 +175,12 @@ async function startOurs(node: NodeFixture, cp: ControlPlane, name: 'live' | 'in
  * Ours in live mode as a DaemonSet runs it: dist/main.js in a process of its own, launched as documented, so
  * the cost of the interpreter-only launch shows next to the in-process daemons (which run with V8's compilers).
  */
-async function startLaunched(node: NodeFixture, cp: ControlPlane): Promise<{ side: Side; child: ChildProcess }> {
+async function startLaunched(node: NodeFixture, cp: ControlPlane): Promise<{ side: Side; daemon: LaunchedDaemon }> {
   const user = 'multus-launched';
   const { config, socketDir } = await writeFixtureDaemonConfig(node, { dir: join(node.root, 'launched'), liveNetworkConfigOnAdd: true });
   const kubeconfig = cp.kubeconfigFor(user, { groups: ['system:masters'] });
-  const child = spawn(process.execPath, [...LAUNCH_FLAGS, MAIN, '--config', config, '--node-name', NODE, '--kubeconfig', kubeconfig, '--metrics-port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, MALLOC_ARENA_MAX: '2' },
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const port = (): number | undefined =>
-    output
-      .split('\n')
-      .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { msg?: string; metricsPort?: number }] : []))
-      .find((line) => line.msg === 'daemon serving')?.metricsPort;
-  await waitFor(
-    'launched daemon ready',
-    async () => {
-      const at = port();
-      return at !== undefined && (await fetch(`http://127.0.0.1:${String(at)}/readyz`)).ok;
-    },
-    { timeoutMs: 60_000, alive: () => child.exitCode === null, describe: () => output },
-  );
-  return { side: { name: 'launched', user, socketDir, netnsPath: (sandbox) => sandbox.path }, child };
+  const daemon = await launchDaemon({ config, kubeconfig, nodeName: NODE, flags: LAUNCH_FLAGS, env: LAUNCH_ENV });
+  return { side: { name: 'launched', user, socketDir, netnsPath: (sandbox) => sandbox.path }, daemon };
 }
 
 export async function setup(): Promise<Context> {
@@ -239,7 +217,7 @@ export async function setup(): Promise<Context> {
   const launched = await startLaunched(node, cp);
   sides.push(launched.side);
   const context: Omit<Context, 'run'> = {
-    launchedDaemon: launched.child,
+    launchedDaemon: launched.daemon,
     cp,
     node,
     standInDir,
@@ -258,11 +236,7 @@ export async function setup(): Promise<Context> {
 }
 
 export async function teardown({ cp, node, standInDir, upstream, ours, launchedDaemon }: Context): Promise<void> {
-  if (launchedDaemon.exitCode === null) {
-    const exited = once(launchedDaemon, 'exit');
-    launchedDaemon.kill('SIGTERM');
-    await exited;
-  }
+  await launchedDaemon.stop();
   await upstream.stop();
   for (const daemon of ours) await daemon.stop();
   await cp.stop();

@@ -13,10 +13,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { LAUNCH_ENV, LAUNCH_FLAGS, launchDaemon } from './launch-daemon.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const NODE = 'bench-node';
 const NS = 'bench';
 const OBJECTS = 200;
@@ -33,13 +33,13 @@ interface Launch {
 const launches: readonly Launch[] = [
   {
     label: 'with the memory flags',
-    flags: ['--max-semi-space-size=2', '--optimize-for-size', '--no-sparkplug', '--no-maglev', '--no-turbofan'],
-    env: { MALLOC_ARENA_MAX: '2' },
+    flags: LAUNCH_FLAGS,
+    env: LAUNCH_ENV,
   },
   {
     label: 'with the memory flags and its compilers',
     flags: ['--max-semi-space-size=2', '--optimize-for-size'],
-    env: { MALLOC_ARENA_MAX: '2' },
+    env: LAUNCH_ENV,
   },
   { label: 'without flags', flags: [], env: {} },
 ];
@@ -130,36 +130,13 @@ export const benchmarks = [
   ...launches.map((launch) => ({
     name: `idle RSS of the Multus daemon (dist/main.js ${launch.label}), ${String(OBJECTS)} Pods and ${String(OBJECTS)} NADs in its informers; ${String(WINDOW_MS / 1000)} s from ${String(SETTLE_MS / 1000)} s after /readyz`,
     once: async ({ config, kubeconfig }: Context) => {
-      const child = spawn(
-        process.execPath,
-        [...launch.flags, MAIN, '--config', config, '--node-name', NODE, '--kubeconfig', kubeconfig, '--metrics-port', '0'],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, ...launch.env },
-        },
-      );
-      let output = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const daemon = await launchDaemon({ config, kubeconfig, nodeName: NODE, flags: launch.flags, env: launch.env });
       try {
-        const port = (): number | undefined =>
-          output
-            .split('\n')
-            .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { msg?: string; metricsPort?: number }] : []))
-            .find((line) => line.msg === 'daemon serving')?.metricsPort;
-        await waitFor(
-          '/readyz',
-          async () => {
-            const at = port();
-            return at !== undefined && (await fetch(`http://127.0.0.1:${String(at)}/readyz`)).status === 200;
-          },
-          { timeoutMs: 60_000, alive: () => child.exitCode === null, describe: () => output },
-        );
-        const [median, max] = await sampleIdle(child.pid, performance.now());
+        const [median, max] = await sampleIdle(daemon.child.pid, performance.now());
         const mb = (mib: number): number => (mib * 2 ** 20) / 1e6;
         return { idleRssMiB: median, idleRssMB: mb(median), idleMaxRssMiB: max, idleMaxRssMB: mb(max), targetMB: TARGET_MB };
       } finally {
-        await stop(child);
+        await daemon.stop();
       }
     },
   })),

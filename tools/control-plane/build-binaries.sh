@@ -5,7 +5,8 @@
 #   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts
 #   $SRIOV_DRA_CACHE/peers/bin           go-peers: the real Multus/libcni decoders for the differential tests
 #   $SRIOV_DRA_CACHE/kubelet-peer/bin    kubelet-peer: the kubelet's DRA plugin client for the wire tests
-#   $SRIOV_DRA_CACHE/multus/bin          upstream multus-shim and multus-daemon (thick mode) for the daemon's wire tests
+#   $SRIOV_DRA_CACHE/multus/bin          upstream multus-shim and multus-daemon (thick mode) for the daemon's wire tests,
+#                                        and delegate-runner (upstream's libcni delegate calls, timed) for its benchmark
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
@@ -154,13 +155,14 @@ go=$(go env GOVERSION)"
   printf '%s\n' "$id" >"$out/stamp"
 }
 
-# tools/multus-peer: no sources of its own, only a go.mod/go.sum that pin the upstream Multus module as
-# tool dependencies, so both thick-mode commands are built unchanged at that version.
+# tools/multus-peer: a go.mod/go.sum that pin the upstream Multus module as tool dependencies, so both
+# thick-mode commands are built unchanged at that version, and delegate-runner (ours: upstream's libcni
+# delegate calls, timed, for the daemon benchmark) built against the same pins.
 build_multus() {
   local out=$cache/multus src
   src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../multus-peer" && pwd)
   local id
-  id="sources=$(cd "$src" && LC_ALL=C cat go.mod go.sum | sha256sum | cut -d' ' -f1)
+  id="sources=$(cd "$src" && LC_ALL=C cat go.mod go.sum delegate-runner/*.go | sha256sum | cut -d' ' -f1)
 go=$(go env GOVERSION)"
   if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "Multus: cached in $out"; return; fi
   mkdir -p "$out/bin"
@@ -169,6 +171,7 @@ go=$(go env GOVERSION)"
     cd "$src"
     timed multus-shim go build -trimpath -ldflags "-s -w" -o "$out/bin/multus-shim" $base/multus-shim
     timed multus-daemon go build -trimpath -ldflags "-s -w" -o "$out/bin/multus-daemon" $base/multus-daemon
+    timed delegate-runner go build -trimpath -ldflags "-s -w" -o "$out/bin/delegate-runner" ./delegate-runner
   )
   printf '%s\n' "$id" >"$out/stamp"
 }

@@ -8,8 +8,11 @@
 // order that rotates, so background load falls on all three alike.
 //
 // The sriov delegate is a /bin/sh stand-in, fast and identical for all three. The delegates' own time is the
-// same three configurations (primary, dra0, dra1) run through addNetwork in a fresh network namespace right
-// after each daemon's ADD, as many times; a daemon's overhead is its ADD time minus that. Requests are
+// same three configurations (primary, dra0, dra1) run in a fresh network namespace right after each daemon's
+// ADD, twice: through our addNetwork, and through libcni in Go as upstream's daemon runs them
+// (tools/multus-peer/delegate-runner). A daemon's overhead is its ADD time minus that: minus addNetwork's for
+// ours; for upstream, minus libcni's (its own machinery, so Go's faster exec is not charged to it as overhead)
+// and, as a second figure, minus addNetwork's. Requests are
 // counted at the API server from its audit log, by the daemon's user, between the shim's start and its
 // answer; its informers' LIST and WATCH are not per ADD and are left out. Our daemons' histograms also give
 // each ADD's time inside the daemon and its delegates' share of it, so their overhead is reported a second
@@ -29,6 +32,7 @@ import type { Daemon } from '../src/daemon.ts';
 import { NODE, type NodeFixture, bindShadows, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../test/pipeline/node-fixture.ts';
 import { shimConfig, shimEnv as fixtureShimEnv, startFixtureDaemon, writeFixtureDaemonConfig } from '../test/daemon/daemon-fixture.ts';
 import { runShim } from '../test/server/multus-shim.ts';
+import { GoDelegateRunner } from '../test/upstream/go-delegate-runner.ts';
 import { LAUNCH_ENV, LAUNCH_FLAGS, type LaunchedDaemon, launchDaemon } from './launch-daemon.ts';
 import { UPSTREAM_USER, type UpstreamDaemon, grantUpstreamMultus, startUpstreamDaemon, upstreamNetnsPath } from '../test/upstream/upstream-daemon.ts';
 
@@ -135,6 +139,8 @@ interface Context {
   readonly standInDir: string;
   readonly binDirs: readonly string[];
   readonly directCacheDir: string;
+  /** Runs the direct delegates through libcni as upstream does, for upstream's own delegate time. */
+  readonly goRunner: GoDelegateRunner;
   readonly audit: AuditTail;
   readonly sides: readonly Side[];
   readonly upstream: UpstreamDaemon;
@@ -147,7 +153,10 @@ interface Context {
 
 interface SideSamples {
   readonly addMs: number[];
+  /** The ADD's delegates run directly by our addNetwork (this daemon's exec machinery when it is ours). */
   readonly delegatesMs: number[];
+  /** The same delegates run directly by libcni in Go (upstream's exec machinery). */
+  readonly goDelegatesMs: number[];
   /** Each measured ADD's requests, with its Pod and shadows. */
   readonly requests: { readonly pod: string; readonly shadows: readonly string[]; readonly events: readonly AuditEvent[] }[];
   stale: number;
@@ -223,6 +232,7 @@ export async function setup(): Promise<Context> {
     standInDir,
     binDirs,
     directCacheDir: join(node.root, 'direct-cni-cache'),
+    goRunner: GoDelegateRunner.start(),
     audit: new AuditTail(cp.auditLog.path),
     sides,
     upstream,
@@ -235,7 +245,8 @@ export async function setup(): Promise<Context> {
   };
 }
 
-export async function teardown({ cp, node, standInDir, upstream, ours, launchedDaemon }: Context): Promise<void> {
+export async function teardown({ cp, node, standInDir, upstream, ours, launchedDaemon, goRunner }: Context): Promise<void> {
+  goRunner.stop();
   await launchedDaemon.stop();
   await upstream.stop();
   for (const daemon of ours) await daemon.stop();
@@ -269,8 +280,17 @@ async function secondsInDaemon(daemon: Daemon | undefined): Promise<{ request: n
   };
 }
 
-/** The primary network, dra0 and dra1 run directly in a fresh network namespace: ADD timed, DEL after. */
-async function runDelegatesDirectly(context: Omit<Context, 'run'>, pod: KubeObject, shadows: readonly string[], containerID: string): Promise<number> {
+/**
+ * The primary network, dra0 and dra1 run directly in a fresh network namespace, ADD timed and DEL after: once
+ * by our addNetwork, once by libcni in Go, in an order that alternates with `round`.
+ */
+async function runDelegatesDirectly(
+  context: Omit<Context, 'run'>,
+  pod: KubeObject,
+  shadows: readonly string[],
+  containerID: string,
+  round: number,
+): Promise<{ nodeMs: number; goMs: number }> {
   const primary = await readFile(join(context.node.confDir, '10-primary.conflist'));
   const managed = [];
   for (const name of shadows) {
@@ -281,31 +301,53 @@ async function runDelegatesDirectly(context: Omit<Context, 'run'>, pod: KubeObje
     [primary, 'eth0'],
     ...managed.map((bytes, index): [Uint8Array, string] => [bytes, MANAGED_INTERFACES[index] ?? '']),
   ];
-  const sandbox = createSandbox();
-  const runtimeConf = (ifName: string): RuntimeConf => ({
-    containerID,
-    netns: sandbox.path,
-    ifName,
-    args: [
-      ['IgnoreUnknown', '1'],
-      ['K8S_POD_NAMESPACE', NS],
-      ['K8S_POD_NAME', pod.metadata.name],
-      ['K8S_POD_INFRA_CONTAINER_ID', containerID],
-      ['K8S_POD_UID', pod.metadata.uid],
-    ],
-    capabilityArgs: {},
-    cacheDir: context.directCacheDir,
-  });
-  const options = { binDirs: context.binDirs, timeoutMs: 60_000 };
-  try {
-    const started = performance.now();
-    for (const [bytes, ifName] of delegates) await addNetwork(bytes, runtimeConf(ifName), options);
-    const elapsed = performance.now() - started;
-    for (const [bytes, ifName] of delegates.toReversed()) await delNetwork(bytes, runtimeConf(ifName), options);
-    return elapsed;
-  } finally {
-    sandbox.remove();
+  const args = (id: string): [string, string][] => [
+    ['IgnoreUnknown', '1'],
+    ['K8S_POD_NAMESPACE', NS],
+    ['K8S_POD_NAME', pod.metadata.name],
+    ['K8S_POD_INFRA_CONTAINER_ID', id],
+    ['K8S_POD_UID', pod.metadata.uid],
+  ];
+  const runNode = async (): Promise<number> => {
+    const sandbox = createSandbox();
+    const id = `${containerID}-node`;
+    const runtimeConf = (ifName: string): RuntimeConf => ({ containerID: id, netns: sandbox.path, ifName, args: args(id), capabilityArgs: {}, cacheDir: context.directCacheDir });
+    const options = { binDirs: context.binDirs, timeoutMs: 60_000 };
+    try {
+      const started = performance.now();
+      for (const [bytes, ifName] of delegates) await addNetwork(bytes, runtimeConf(ifName), options);
+      const elapsed = performance.now() - started;
+      for (const [bytes, ifName] of delegates.toReversed()) await delNetwork(bytes, runtimeConf(ifName), options);
+      return elapsed;
+    } finally {
+      sandbox.remove();
+    }
+  };
+  const runGo = async (): Promise<number> => {
+    const sandbox = createSandbox();
+    const id = `${containerID}-go`;
+    const call = {
+      containerID: id,
+      netns: sandbox.path,
+      args: args(id),
+      binDirs: context.binDirs,
+      cacheDir: context.directCacheDir,
+      delegates: delegates.map(([bytes, ifName]) => ({ config: Buffer.from(bytes).toString('utf8'), ifName })),
+    };
+    try {
+      const elapsed = await context.goRunner.run({ command: 'ADD', ...call });
+      await context.goRunner.run({ command: 'DEL', ...call });
+      return elapsed;
+    } finally {
+      sandbox.remove();
+    }
+  };
+  if (round % 2 === 0) {
+    const nodeMs = await runNode();
+    return { nodeMs, goMs: await runGo() };
   }
+  const goMs = await runGo();
+  return { nodeMs: await runNode(), goMs };
 }
 
 /** The managed delegates the stand-in was asked to ADD for `containerID`. */
@@ -323,7 +365,7 @@ async function managedAddsFor(standInDir: string, containerID: string): Promise<
 async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
   const { cp, sides, audit, standInDir, node } = context;
   const samples = new Map<SideName, SideSamples>(
-    SIDES.map((name) => [name, { addMs: [], delegatesMs: [], requests: [], stale: 0, inDaemon: { requestMs: [], delegatesMs: [], liveReadsMs: [] } }]),
+    SIDES.map((name) => [name, { addMs: [], delegatesMs: [], goDelegatesMs: [], requests: [], stale: 0, inDaemon: { requestMs: [], delegatesMs: [], liveReadsMs: [] } }]),
   );
   const shimExecMs: number[] = [];
   const loadStart = loadavg();
@@ -362,7 +404,7 @@ async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
         const managedRan = (await managedAddsFor(standInDir, containerID)).join(',') === MANAGED_INTERFACES.join(',');
         const del = await runShim(shimEnv('DEL', containerID, side.netnsPath(sandbox), pod, node, standInDir), shimConfig(side.socketDir));
         if (del.code !== 0 || del.stderr !== '') throw new Error(`${side.name} DEL of ${pod.metadata.name} failed: ${del.stdout}${del.stderr}`);
-        const delegatesMs = await runDelegatesDirectly(context, pod, shadows, `direct-${containerID}`);
+        const direct = await runDelegatesDirectly(context, pod, shadows, `direct-${containerID}`, round);
         if (!measured) continue;
         // An informer that had not caught up would have run the primary network only: not this workload.
         if (!managedRan) {
@@ -370,7 +412,8 @@ async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
           continue;
         }
         figures.addMs.push(addMs);
-        figures.delegatesMs.push(delegatesMs);
+        figures.delegatesMs.push(direct.nodeMs);
+        figures.goDelegatesMs.push(direct.goMs);
         figures.requests.push({ pod: pod.metadata.name, shadows, events: requests });
         if (side.daemon !== undefined) {
           figures.inDaemon.requestMs.push((inDaemonAfter.request - inDaemonBefore.request) * 1000);
@@ -428,11 +471,11 @@ export const benchmarks = [
     name:
       `CNI ADD through the upstream multus-shim, Pod with the primary network + 2 managed shadows (fast sriov stand-in), ${String(ROUNDS)} ADDs per daemon ` +
       `interleaved after ${String(WARMUP_ROUNDS)} warm-up, DEL after each: upstream multus-daemon v4.2.3 (informers, own process) vs this daemon ` +
-      `live and informer mode (startDaemon in the bench process) and live mode launched as documented (dist/main.js, its own process, V8 interpreter only); overhead = ADD − the same delegates run directly by addNetwork`,
+      `live and informer mode (startDaemon in the bench process) and live mode launched as documented (dist/main.js, its own process, V8 interpreter only); overhead = ADD − the same delegates run directly (by addNetwork; for upstream also by libcni in Go, its own machinery)`,
     once: async (context: Context) => {
       const { samples, shimExecMs, loadStart, loadEnd } = await context.run();
       const figures: Record<string, number> = {};
-      const overhead = new Map<SideName, { p50: number; pairedP50: number }>();
+      const overhead = new Map<SideName, { p50: number; pairedP50: number; ownP50: number; ownPairedP50: number }>();
       for (const name of SIDES) {
         const side = samples.get(name);
         if (side === undefined) continue;
@@ -453,10 +496,26 @@ export const benchmarks = [
         const paired = side.addMs.map((addMs, index) => addMs - (side.delegatesMs[index] ?? Number.NaN));
         figures[`${key}PairedOverheadP50Ms`] = percentile(paired, 50);
         figures[`${key}PairedOverheadP99Ms`] = percentile(paired, 99);
-        overhead.set(name, { p50: addP50 - delegatesP50, pairedP50: percentile(paired, 50) });
+        // The same delegates under libcni in Go, upstream's own exec machinery.
+        const goDelegatesP50 = percentile(side.goDelegatesMs, 50);
+        figures[`${key}GoDelegatesP50Ms`] = goDelegatesP50;
+        figures[`${key}GoDelegatesP99Ms`] = percentile(side.goDelegatesMs, 99);
+        const pairedGo = side.addMs.map((addMs, index) => addMs - (side.goDelegatesMs[index] ?? Number.NaN));
+        if (name === 'upstream') {
+          figures[`${key}OverheadOwnDelegatesP50Ms`] = addP50 - goDelegatesP50;
+          figures[`${key}OverheadOwnDelegatesP99Ms`] = addP99 - percentile(side.goDelegatesMs, 99);
+          figures[`${key}PairedOverheadOwnDelegatesP50Ms`] = percentile(pairedGo, 50);
+        }
+        // Each daemon less the delegate time of its own machinery: libcni in Go for upstream, addNetwork for ours.
+        overhead.set(name, {
+          p50: addP50 - delegatesP50,
+          pairedP50: percentile(paired, 50),
+          ownP50: name === 'upstream' ? addP50 - goDelegatesP50 : addP50 - delegatesP50,
+          ownPairedP50: percentile(name === 'upstream' ? pairedGo : paired, 50),
+        });
         // Our daemons' own account of each ADD: from the socket to the answer less its own delegates' time (the
         // overhead without the shim's exec and socket round trip, and without a second run's noise), and its live GETs.
-        if (name !== 'upstream') {
+        if (side.inDaemon.requestMs.length > 0) {
           const { requestMs, delegatesMs, liveReadsMs } = side.inDaemon;
           const exclusive = requestMs.map((ms, index) => ms - (delegatesMs[index] ?? Number.NaN));
           figures[`${key}InDaemonP50Ms`] = percentile(requestMs, 50);
@@ -479,12 +538,16 @@ export const benchmarks = [
         figures['oursInformerOverheadP50VsUpstream'] = informer.p50 / upstream.p50;
         figures['oursLivePairedOverheadP50VsUpstream'] = live.pairedP50 / upstream.pairedP50;
         figures['oursInformerPairedOverheadP50VsUpstream'] = informer.pairedP50 / upstream.pairedP50;
+        figures['oursLiveOverheadP50VsUpstreamOwnDelegates'] = live.ownP50 / upstream.ownP50;
+        figures['oursLivePairedOverheadP50VsUpstreamOwnDelegates'] = live.ownPairedP50 / upstream.ownPairedP50;
+        figures['oursInformerOverheadP50VsUpstreamOwnDelegates'] = informer.ownP50 / upstream.ownP50;
         figures['targetOverheadRatio'] = TARGET_OVERHEAD_RATIO;
       }
       const launched = overhead.get('launched');
       if (upstream !== undefined && launched !== undefined) {
         figures['oursLaunchedLiveOverheadP50VsUpstream'] = launched.p50 / upstream.p50;
         figures['oursLaunchedLivePairedOverheadP50VsUpstream'] = launched.pairedP50 / upstream.pairedP50;
+        figures['oursLaunchedLiveOverheadP50VsUpstreamOwnDelegates'] = launched.ownP50 / upstream.ownP50;
       }
       figures['shimVersionExecP50Ms'] = percentile(shimExecMs, 50);
       figures['loadAverage1mStart'] = loadStart[0] ?? Number.NaN;

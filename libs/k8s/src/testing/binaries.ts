@@ -44,15 +44,17 @@ export interface MultusBinaries {
   readonly multusShim: string;
   /** The upstream thick-mode daemon. */
   readonly multusDaemon: string;
+  /** Runs delegates through libcni as upstream's daemon does, timed (tools/multus-peer/delegate-runner). */
+  readonly delegateRunner: string;
 }
 
 /**
  * Locates the upstream Multus binaries tools/control-plane/build-binaries.sh built from the version
- * tools/multus-peer pins; the error names the command that builds them.
+ * tools/multus-peer pins, and the delegate runner built beside them; the error names the command that builds them.
  */
 export function multusBinaries(): MultusBinaries {
   const dir = join(cacheRoot(), 'multus', 'bin');
-  const binaries = { multusShim: join(dir, 'multus-shim'), multusDaemon: join(dir, 'multus-daemon') };
+  const binaries = { multusShim: join(dir, 'multus-shim'), multusDaemon: join(dir, 'multus-daemon'), delegateRunner: join(dir, 'delegate-runner') };
   const missing = Object.values(binaries).filter((path) => !existsSync(path));
   if (missing.length > 0 || !existsSync(join(cacheRoot(), 'multus', 'stamp'))) {
     throw new Error(`Multus binaries are missing (${missing.join(', ') || 'stamp'}); build them with: tools/control-plane/build-binaries.sh multus`);

@@ -1,8 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { removeFileDurably, writeFileAtomic } from './atomic-write.ts';
+
+const MODULE = fileURLToPath(new URL('./atomic-write.ts', import.meta.url));
+
+/**
+ * The flushes one writeFileAtomic call makes, counted by strace in a process of its own: whether data
+ * reaches the disk is invisible to the writer, so the system calls are the evidence.
+ */
+async function flushesOf(path: string, options: string): Promise<string[]> {
+  const trace = `${path}.strace`;
+  const script = `const { writeFileAtomic } = await import(${JSON.stringify(MODULE)}); await writeFileAtomic(${JSON.stringify(path)}, 'x', ${options});`;
+  execFileSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,sync_file_range,syncfs', '-o', trace, process.execPath, '--input-type=module', '-e', script]);
+  const calls = (await readFile(trace, 'utf8')).split('\n').filter((line) => /\b(fsync|fdatasync|sync_file_range|syncfs)\(/.test(line));
+  await rm(trace);
+  return calls;
+}
 
 let directory: string;
 
@@ -41,6 +58,14 @@ describe('writeFileAtomic', () => {
     expect(await readdir(directory)).toEqual(['state.json']);
     expect(await readFile(join(path, 'keep'), 'utf8')).toBe('previous');
   });
+
+  it('flushes the file and its directory entry by default, and neither with flush: false', async () => {
+    const durable = await flushesOf(join(directory, 'durable.json'), '{}');
+    expect(durable.map((line) => /(fsync|fdatasync)\(/.exec(line)?.[1])).toEqual(['fsync', 'fsync']);
+    expect(await flushesOf(join(directory, 'cache.json'), '{ flush: false }')).toEqual([]);
+    expect(await readFile(join(directory, 'cache.json'), 'utf8')).toBe('x');
+    expect((await readdir(directory)).sort()).toEqual(['cache.json', 'durable.json']);
+  }, 30_000);
 
   it('fails without creating anything when the directory does not exist', async () => {
     await expect(writeFileAtomic(join(directory, 'missing', 'state.json'), 'x')).rejects.toThrow(/ENOENT/);

@@ -4,7 +4,8 @@ import { basename, dirname, join } from 'node:path';
 
 /**
  * Durable file replacement for state that must survive a crash or power loss (the driver's checkpoint and
- * CDI specs, the Multus daemon's delegate and result caches).
+ * CDI specs, the Multus daemon's delegate cache); with `flush: false`, atomic replacement alone (libcni's
+ * result cache).
  * Readers see either the previous file or the new one, never a torn write: the bytes go to a temporary
  * file in the same directory (rename is atomic only within one filesystem), are flushed to disk, and the
  * rename is then made durable by flushing the directory entry itself.
@@ -15,9 +16,16 @@ export async function writeFileAtomic(
   options: {
     /** Create missing directories with this mode (caches under a fresh host path); by default they must exist. */
     readonly createDirectoryMode?: number;
+    /**
+     * Flush the file and the directory entry to disk (default). `false` keeps the replacement atomic for
+     * every reader but lets a power loss undo it: for caches whose owner already tolerates losing an entry
+     * and whose writes sit on a latency-critical path (libcni's result cache, which libcni itself never flushes).
+     */
+    readonly flush?: boolean;
   } = {},
 ): Promise<void> {
   const directory = dirname(path);
+  const flush = options.flush ?? true;
   if (options.createDirectoryMode !== undefined) await mkdir(directory, { recursive: true, mode: options.createDirectoryMode });
   // Hidden and unique, so a reader scanning the directory for *.json (the CDI cache does) never sees it
   // and two writers of one path never share a temporary file.
@@ -26,7 +34,7 @@ export async function writeFileAtomic(
     const handle = await open(temporary, 'wx', 0o600);
     try {
       await handle.writeFile(data);
-      await handle.sync();
+      if (flush) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -35,7 +43,7 @@ export async function writeFileAtomic(
     await unlink(temporary).catch(() => undefined);
     throw error;
   }
-  await syncDirectory(directory);
+  if (flush) await syncDirectory(directory);
 }
 
 /** Removes a file durably. Returns false when it was already gone, which callers treat as success. */

@@ -47,7 +47,11 @@ function errno(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
 }
 
-/** Stores the ADD result atomically: temporary file, fsync, rename, directory fsync. */
+/**
+ * Stores the ADD result atomically (temporary file, rename) but unflushed, as libcni writes it unflushed: the
+ * entry only feeds prevResult to CHECK and DEL and GC's list of valid attachments, every plugin must cope
+ * with a DEL that has none, and two flushes per delegate would sit on every ADD's critical path.
+ */
 export async function writeCachedResult(
   network: NetworkConfig,
   rt: RuntimeConf,
@@ -56,9 +60,9 @@ export async function writeCachedResult(
 ): Promise<void> {
   const path = cacheFilePath(network.name, rt);
   try {
-    // Durable and atomic, through a hidden temporary file: libcni's scan of results/ (GetCachedAttachments)
-    // never reads a half-written entry.
-    await writeFileAtomic(path, serializeCacheEntry(network, rt, result, capabilityArgs), { createDirectoryMode: 0o700 });
+    // Atomic, through a hidden temporary file: libcni's scan of results/ (GetCachedAttachments) never reads a
+    // half-written entry.
+    await writeFileAtomic(path, serializeCacheEntry(network, rt, result, capabilityArgs), { createDirectoryMode: 0o700, flush: false });
   } catch (error) {
     throw new CniInvocationError('ResultCacheIoFailed', { network: network.name }, `cannot write the cached result ${path}: ${String(error)}`, error);
   }

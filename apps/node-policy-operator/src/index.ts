@@ -3,3 +3,8 @@ export * from './dra/policy-device-attributes.ts';
 export * from './render/source-nad.ts';
 export * from './render/source-nad-error.ts';
 export * from './render/sriov-network.ts';
+export * from './network/network-ready.ts';
+export * from './network/source-nad-object.ts';
+export * from './network/sriov-network-reconciler.ts';
+export * from './status/apply-condition.ts';
+export * from './status/conditions.ts';

@@ -14,6 +14,11 @@ export const OWNER_REF_ANNOTATION = 'sriovnetwork.openshift.io/owner-ref';
 /** `<Kind>.<group>` as the marker spells a SriovNetwork owner. */
 const OWNER_KIND = 'SriovNetwork.sriovnetwork.openshift.io';
 
+/** The owner marker value a SriovNetwork's source NAD carries: `<Kind>.<group>/<namespace>/<name>`. */
+export function sourceNadOwnerMarker(namespace: string, name: string): string {
+  return `${OWNER_KIND}/${namespace}/${name}`;
+}
+
 export interface SourceNadOptions {
   /** The operator's namespace: only a SriovNetwork living there may place its NAD elsewhere. */
   readonly operatorNamespace: string;
@@ -69,7 +74,7 @@ export function renderSourceNad(network: SriovNetwork, options: SourceNadOptions
         name: metadata.name,
         annotations: {
           [annotations.resourceName]: `${options.resourcePrefix}/${spec.resourceName}`,
-          [OWNER_REF_ANNOTATION]: `${OWNER_KIND}/${metadata.namespace}/${metadata.name}`,
+          [OWNER_REF_ANNOTATION]: sourceNadOwnerMarker(metadata.namespace, metadata.name),
         },
         config: indentJson(renderConfig(parsed.data, subject), '    '),
       },

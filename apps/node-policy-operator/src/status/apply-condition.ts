@@ -1,0 +1,40 @@
+import { type KubeClient, type KubeObject, type ResourceType, contentTypes } from '@sriov-dra/k8s';
+import { type Condition, type ConditionChange, boundedMessage, nextCondition } from './conditions.ts';
+
+/** The field manager of every status write of the operator: one owner per condition type it sets. */
+export const STATUS_FIELD_MANAGER = 'sriov-dra-node-policy-operator';
+
+export interface ConditionWrite {
+  readonly change: ConditionChange;
+  readonly condition: Condition;
+}
+
+/**
+ * Server-side applies one condition to the object's status subresource, carrying only that condition: the
+ * CRD's list-map on `type` lets other managers own other conditions side by side. Forced, because this
+ * manager is the only writer of its condition type. An unchanged condition makes no request.
+ */
+export async function applyCondition(
+  client: KubeClient,
+  type: ResourceType,
+  object: KubeObject & { status?: { conditions?: readonly Condition[] } },
+  desired: Omit<Condition, 'lastTransitionTime'>,
+  options: { readonly now?: Date; readonly signal?: AbortSignal } = {},
+): Promise<ConditionWrite> {
+  const { condition, change } = nextCondition(object.status?.conditions, { ...desired, message: boundedMessage(desired.message) }, options.now ?? new Date());
+  if (change === 'unchanged') return { change, condition };
+  const { name, namespace } = object.metadata;
+  await client.patch(
+    type,
+    { name, namespace, subresource: 'status' },
+    JSON.stringify({
+      apiVersion: type.group === '' ? type.version : `${type.group}/${type.version}`,
+      kind: type.kind,
+      metadata: { name, namespace },
+      status: { conditions: [condition] },
+    }),
+    contentTypes.apply,
+    { fieldManager: STATUS_FIELD_MANAGER, force: true, signal: options.signal },
+  );
+  return { change, condition };
+}

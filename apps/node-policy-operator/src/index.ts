@@ -8,3 +8,4 @@ export * from './network/source-nad-object.ts';
 export * from './network/sriov-network-reconciler.ts';
 export * from './status/apply-condition.ts';
 export * from './status/conditions.ts';
+export * from './network/sriov-network-controller.ts';

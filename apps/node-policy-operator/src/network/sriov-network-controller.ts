@@ -1,0 +1,132 @@
+import { Informer, type KubeObject, WorkQueue, objectKey, resourceTypes } from '@sriov-dra/k8s';
+import type { SriovNetwork } from '../render/sriov-network.ts';
+import { type SriovNetworkReconcilerOptions, reconcileSriovNetwork } from './sriov-network-reconciler.ts';
+
+type NetworkObject = KubeObject & SriovNetwork;
+
+export interface SriovNetworkControllerOptions extends SriovNetworkReconcilerOptions {
+  /** Full replay of every SriovNetwork, the recovery from a missed event; upstream's manager resyncs every 10 h, this far more often. */
+  readonly resyncMs?: number;
+}
+
+export interface SriovNetworkController {
+  /** Resolves once every informer has listed, so the first reconciliations see the whole cluster. */
+  waitForSync(signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Which SriovNetworks a NAD event concerns: one of its name in its namespace or in the operator namespace (upstream's mapping). */
+export function networksForNad(nad: KubeObject, networks: { get(key: string): unknown }, operatorNamespace: string): string[] {
+  const candidates = [`${nad.metadata.namespace ?? ''}/${nad.metadata.name}`, `${operatorNamespace}/${nad.metadata.name}`];
+  return [...new Set(candidates)].filter((key) => networks.get(key) !== undefined);
+}
+
+/** Which SriovNetworks wait for a namespace that now exists: those whose target it is. */
+export function networksForNamespace(namespace: string, networks: readonly NetworkObject[]): string[] {
+  return networks
+    .filter((network) => ((network.spec.networkNamespace ?? '') === '' ? network.metadata.namespace : network.spec.networkNamespace) === namespace)
+    .map(objectKey);
+}
+
+/**
+ * Runs the SriovNetwork controller: informers on SriovNetworks, NADs and Namespaces only wake it (every
+ * decision re-reads the live objects), one rate-limited queue de-duplicates the keys, and a failed
+ * reconciliation is retried with per-key backoff. A NAD event wakes at most the two SriovNetworks that may
+ * own that name, so NAD churn elsewhere (the driver's shadows) costs a map lookup, never a reconciliation.
+ */
+export function startSriovNetworkController(options: SriovNetworkControllerOptions): SriovNetworkController {
+  const { client, logger, operatorNamespace } = options;
+  const abort = new AbortController();
+  const queue = new WorkQueue();
+  const enqueue = (key: string): void => {
+    queue.add(key);
+  };
+  const networks: Informer<NetworkObject> = new Informer<NetworkObject>(
+    client,
+    resourceTypes.sriovNetwork,
+    {
+      onAdd: (network) => {
+        enqueue(objectKey(network));
+      },
+      onUpdate: (_previous, network) => {
+        enqueue(objectKey(network));
+      },
+      onDelete: (network) => {
+        enqueue(objectKey(network));
+      },
+    },
+    {
+      resyncMs: options.resyncMs ?? 10 * 60_000,
+      onError: (err, phase) => {
+        logger.warn({ err, phase }, 'SriovNetwork informer restarting');
+      },
+    },
+  );
+  const onNad = (nad: KubeObject): void => {
+    for (const key of networksForNad(nad, networks, operatorNamespace)) enqueue(key);
+  };
+  const nads = new Informer<KubeObject>(
+    client,
+    resourceTypes.networkAttachmentDefinition,
+    {
+      onAdd: onNad,
+      onUpdate: (_previous, nad) => {
+        onNad(nad);
+      },
+      onDelete: onNad,
+    },
+    {
+      resyncMs: 0,
+      onError: (err, phase) => {
+        logger.warn({ err, phase }, 'NAD informer restarting');
+      },
+    },
+  );
+  const namespaces = new Informer<KubeObject>(
+    client,
+    resourceTypes.namespace,
+    {
+      onAdd: (namespace) => {
+        networksForNamespace(namespace.metadata.name, networks.list()).forEach(enqueue);
+      },
+    },
+    {
+      resyncMs: 0,
+      onError: (err, phase) => {
+        logger.warn({ err, phase }, 'Namespace informer restarting');
+      },
+    },
+  );
+  const informers = [networks, nads, namespaces];
+  const running = informers.map((informer) => informer.run(abort.signal));
+
+  const worker = (async () => {
+    await Promise.all(informers.map((informer) => informer.waitForSync(abort.signal))).catch(() => undefined);
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      const [namespace = '', name = ''] = key.split('/');
+      try {
+        await reconcileSriovNetwork({ namespace, name }, options, abort.signal);
+        queue.forget(key);
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        logger.warn({ err: error, sriovNetwork: key, failures: queue.failuresOf(key) + 1 }, 'SriovNetwork reconciliation failed; retrying');
+        queue.addRateLimited(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  })();
+
+  return {
+    async waitForSync(signal) {
+      await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
+    },
+    async stop() {
+      abort.abort();
+      queue.shutDown();
+      await Promise.allSettled([...running, worker]);
+    },
+  };
+}

@@ -48,6 +48,13 @@ export const resourceTypes = {
     kind: 'ClusterRoleBinding',
     namespaced: false,
   },
+  validatingWebhookConfiguration: {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'validatingwebhookconfigurations',
+    kind: 'ValidatingWebhookConfiguration',
+    namespaced: false,
+  },
   deviceAttributes: {
     group: 'sriovnetwork.k8snetworkplumbingwg.io',
     version: 'v1alpha1',
@@ -63,6 +70,13 @@ export const resourceTypes = {
     namespaced: true,
   },
   sriovNetwork: { group: 'sriovnetwork.openshift.io', version: 'v1', resource: 'sriovnetworks', kind: 'SriovNetwork', namespaced: true },
+  sriovNetworkNodeState: {
+    group: 'sriovnetwork.openshift.io',
+    version: 'v1',
+    resource: 'sriovnetworknodestates',
+    kind: 'SriovNetworkNodeState',
+    namespaced: true,
+  },
   sriovNetworkNodePolicy: {
     group: 'sriovnetwork.openshift.io',
     version: 'v1',

@@ -8,3 +8,5 @@ export { freePort, isProcessAlive, waitFor } from './processes.ts';
 export * from './ready-node.ts';
 export * from './tcp-proxy.ts';
 export { leaveStaleSocket } from './stale-socket.ts';
+export * from './stored-object.ts';
+export { type ClientCertificate, LocalPki } from './certs.ts';

@@ -1,0 +1,225 @@
+import {
+  type DraConfigurationReason,
+  type ResourceFilter,
+  type SriovResourcePolicySpec,
+  type ValidatedNodePolicyDra,
+  draConfigurationReasons,
+  validateNodePolicyDra,
+} from '@sriov-dra/contract';
+import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_POLICY_UID_LABEL } from './generated-labels.ts';
+import { selectNicVfs, policySelectsNode } from './nic-selection.ts';
+import type { NodeInventory } from './node-inventory.ts';
+import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_PRIORITY, type NodePolicy } from './node-policy.ts';
+import { buildPolicyDeviceAttributes } from './policy-device-attributes.ts';
+import type { SourceResolution } from './source-reference.ts';
+
+export interface PlanNode {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface DraPlanInput {
+  /** Where the policies live and where the generated objects go (the driver reads its policy objects there). */
+  readonly operatorNamespace: string;
+  /** Device-plugin resource prefix of the compatibility resourceName attribute, e.g. `openshift.io`. */
+  readonly resourcePrefix: string;
+  /** Whether the DRA provider is deployed; without it spec.dra is validated and staged, nothing is generated. */
+  readonly draEnabled: boolean;
+  readonly policies: readonly NodePolicy[];
+  readonly nodes: readonly PlanNode[];
+  /** Per node name: its inventory, or why there is none usable. */
+  readonly inventories: ReadonlyMap<string, NodeInventory | { readonly problem: string }>;
+  /** Per referenced SriovNetwork (`<namespace>/<name>`): the live judgement of its source NAD. */
+  readonly sources: ReadonlyMap<string, SourceResolution>;
+}
+
+/** A policy's DRAConfigurationReady before the writes: what the plan found. */
+export interface PolicyVerdict {
+  readonly reason: DraConfigurationReason;
+  readonly message: string;
+}
+
+export interface DraPlan {
+  /** Complete per-policy DeviceAttributes of the policies whose attributes may be published. */
+  readonly deviceAttributes: readonly Record<string, unknown>[];
+  /** One SriovResourcePolicy per node a managed policy selects; empty configs where the node is unsafe. */
+  readonly resourcePolicies: readonly { readonly node: string; readonly spec: SriovResourcePolicySpec }[];
+  /** For each policy with spec.dra (by UID). */
+  readonly verdicts: ReadonlyMap<string, PolicyVerdict>;
+  /** For each policy: the names of the objects it depends on, so a failed write can be charged to it. */
+  readonly dependencies: ReadonlyMap<string, { readonly deviceAttributes: string | null; readonly nodes: readonly string[] }>;
+}
+
+/** The references a reconciliation must read live: every valid spec.dra reference, deduplicated. */
+export function referencedSriovNetworks(policies: readonly NodePolicy[], operatorNamespace: string): { namespace: string; name: string }[] {
+  const seen = new Map<string, { namespace: string; name: string }>();
+  for (const policy of policies) {
+    if (policy.spec.dra === undefined || isDefaultPolicy(policy, operatorNamespace)) continue;
+    const validated = validateNodePolicyDra(policy.spec.dra);
+    if (validated.ok && validated.value.sriovNetwork !== null) seen.set(referenceKey(validated.value.sriovNetwork), validated.value.sriovNetwork);
+  }
+  return [...seen.values()];
+}
+
+export function referenceKey(reference: { readonly namespace: string; readonly name: string }): string {
+  return `${reference.namespace}/${reference.name}`;
+}
+
+function isDefaultPolicy(policy: NodePolicy, operatorNamespace: string): boolean {
+  return policy.metadata.name === DEFAULT_POLICY_NAME && policy.metadata.namespace === operatorNamespace;
+}
+
+/** Upstream's application order: higher priority numbers first, ties by name. The driver matches first-come. */
+function byPriority(a: NodePolicy, b: NodePolicy): number {
+  const pa = a.spec.priority ?? DEFAULT_POLICY_PRIORITY;
+  const pb = b.spec.priority ?? DEFAULT_POLICY_PRIORITY;
+  if (pa !== pb) return pa - pb;
+  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+}
+
+interface Managed {
+  readonly policy: NodePolicy;
+  readonly dra: ValidatedNodePolicyDra | null;
+  /** Set when the policy cannot publish attributes (invalid map, unready reference). */
+  blocked: PolicyVerdict | null;
+  /** Node-level problems (conflict, untranslatable selector, no inventory). */
+  nodeProblem: PolicyVerdict | null;
+  readonly nodes: string[];
+}
+
+/**
+ * One plan per reconciliation, shared by attribute and node-config generation (§12.2.4): validation, the
+ * reference judgements, per-node translation against the inventory and the overlap check. A policy whose
+ * attributes cannot be published keeps its exact filter and selector, so its devices stay unavailable
+ * instead of falling through to another config; a node where two policies, one of them managed, select a
+ * common VF — or where a managed selector cannot be translated — gets an empty config list. Never throws.
+ */
+export function planDraConfiguration(input: DraPlanInput): DraPlan {
+  const verdicts = new Map<string, PolicyVerdict>();
+  const dependencies = new Map<string, { deviceAttributes: string | null; nodes: string[] }>();
+  const managed: Managed[] = [];
+  const sorted = input.policies.filter((policy) => policy.metadata.namespace === input.operatorNamespace).toSorted(byPriority);
+
+  for (const policy of sorted) {
+    if (policy.spec.dra === undefined) continue;
+    const uid = policy.metadata.uid;
+    if (isDefaultPolicy(policy, input.operatorNamespace)) {
+      verdicts.set(uid, {
+        reason: draConfigurationReasons.invalidAttribute,
+        message: `DRABlockOnDefaultPolicy: the bootstrap policy ${DEFAULT_POLICY_NAME} cannot carry spec.dra — remove it and put the attributes on a policy of your own`,
+      });
+      continue;
+    }
+    const validated = validateNodePolicyDra(policy.spec.dra, {
+      kind: 'SriovNetworkNodePolicy',
+      namespace: policy.metadata.namespace,
+      name: policy.metadata.name,
+      field: 'spec.dra',
+    });
+    if (!validated.ok) {
+      verdicts.set(uid, { reason: draConfigurationReasons.invalidAttribute, message: validated.error.message });
+      if (input.draEnabled) managed.push({ policy, dra: null, blocked: verdicts.get(uid) ?? null, nodeProblem: null, nodes: [] });
+      continue;
+    }
+    if (!input.draEnabled) {
+      verdicts.set(uid, {
+        reason: draConfigurationReasons.inactive,
+        message: 'spec.dra is valid and stored; the DRA provider is not enabled, so nothing is generated',
+      });
+      continue;
+    }
+    const reference = validated.value.sriovNetwork;
+    const source = reference === null ? null : input.sources.get(referenceKey(reference));
+    const blocked =
+      source === undefined
+        ? { reason: draConfigurationReasons.syncFailed, message: 'the referenced SriovNetwork was not read in this reconciliation' }
+        : source === null || source.ok
+          ? null
+          : { reason: source.reason, message: source.message };
+    managed.push({ policy, dra: validated.value, blocked, nodeProblem: null, nodes: [] });
+  }
+  if (!input.draEnabled) return { deviceAttributes: [], resourcePolicies: [], verdicts, dependencies };
+
+  const resourcePolicies: { node: string; spec: SriovResourcePolicySpec }[] = [];
+  const managedUIDs = new Set(managed.map(({ policy }) => policy.metadata.uid));
+  for (const node of input.nodes.toSorted((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const onNode = managed.filter(({ policy }) => policySelectsNode(policy, node.labels));
+    if (onNode.length === 0) continue;
+    for (const entry of onNode) entry.nodes.push(node.name);
+    const hostname = node.labels['kubernetes.io/hostname'] ?? node.name;
+    const nodeSelector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In' as const, values: [hostname] }] }] };
+    const withdraw = (entries: readonly Managed[], reason: DraConfigurationReason, message: string): void => {
+      for (const entry of entries) entry.nodeProblem ??= { reason, message };
+      resourcePolicies.push({ node: node.name, spec: { nodeSelector, configs: [] } });
+    };
+    const inventory = input.inventories.get(node.name);
+    if (inventory === undefined || 'problem' in inventory) {
+      withdraw(
+        onNode,
+        draConfigurationReasons.unsupportedSelector,
+        `node ${node.name} has no usable SriovNetworkNodeState inventory${inventory === undefined ? '' : ` (${inventory.problem})`}; its devices stay unadvertised`,
+      );
+      continue;
+    }
+    // Every policy selecting this node claims VFs, managed or not: a managed map must not share a VF with anything.
+    const claims = new Map<string, NodePolicy[]>();
+    const configs: { deviceAttributesSelector: { matchLabels: Record<string, string> }; resourceFilters: ResourceFilter[] }[] = [];
+    let untranslatable: string | undefined;
+    for (const policy of sorted.filter((candidate) => policySelectsNode(candidate, node.labels))) {
+      const selection = selectNicVfs(policy, inventory);
+      if (selection.kind === 'untranslatable') {
+        if (managedUIDs.has(policy.metadata.uid)) untranslatable ??= `policy ${policy.metadata.name} on node ${node.name}: ${selection.reason}`;
+        continue;
+      }
+      for (const vf of selection.vfs) claims.set(vf.pciAddress, [...(claims.get(vf.pciAddress) ?? []), policy]);
+      if (!managedUIDs.has(policy.metadata.uid) || selection.filters.length === 0) continue;
+      configs.push({
+        deviceAttributesSelector: { matchLabels: { [GENERATED_BY_LABEL]: GENERATED_BY_VALUE, [NODE_POLICY_UID_LABEL]: policy.metadata.uid } },
+        resourceFilters: [...selection.filters],
+      });
+    }
+    if (untranslatable !== undefined) {
+      withdraw(onNode, draConfigurationReasons.unsupportedSelector, untranslatable);
+      continue;
+    }
+    const overlap = [...claims].find(([, owners]) => owners.length > 1 && owners.some((owner) => managedUIDs.has(owner.metadata.uid)));
+    if (overlap !== undefined) {
+      const [vf, owners] = overlap;
+      withdraw(
+        onNode,
+        draConfigurationReasons.conflictingMapping,
+        `policies ${owners.map((owner) => owner.metadata.name).join(' and ')} both select VF ${vf} on node ${node.name}; make their nicSelectors disjoint`,
+      );
+      continue;
+    }
+    resourcePolicies.push({ node: node.name, spec: { nodeSelector, configs } });
+  }
+
+  const deviceAttributes: Record<string, unknown>[] = [];
+  for (const entry of managed) {
+    const uid = entry.policy.metadata.uid;
+    let published: string | null = null;
+    if (entry.blocked === null && entry.dra !== null) {
+      const source = entry.dra.sriovNetwork === null ? null : input.sources.get(referenceKey(entry.dra.sriovNetwork));
+      const object = buildPolicyDeviceAttributes({
+        policyUID: uid,
+        namespace: input.operatorNamespace,
+        dra: entry.dra,
+        resourceName: `${input.resourcePrefix}/${entry.policy.spec.resourceName}`,
+        sourceNad: source === null || source === undefined || !source.ok ? null : source.nad,
+      });
+      deviceAttributes.push(object);
+      published = (object['metadata'] as { name: string }).name;
+    }
+    dependencies.set(uid, { deviceAttributes: published, nodes: entry.nodes });
+    verdicts.set(
+      uid,
+      entry.blocked ??
+        entry.nodeProblem ?? {
+          reason: draConfigurationReasons.applied,
+          message: `attributes validated; DeviceAttributes ${String(published)} and the configs of ${String(entry.nodes.length)} node(s) generated`,
+        },
+    );
+  }
+  return { deviceAttributes, resourcePolicies, verdicts, dependencies };
+}

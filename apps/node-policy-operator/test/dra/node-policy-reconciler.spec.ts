@@ -1,0 +1,299 @@
+// The node-policy DRA generator on a real API server with the chart's CRDs: the §14.3 two-rail example end
+// to end through the SriovNetwork controller, dependency order, invalidation and recovery, no adoption, overlap
+// handling, and a steady state that writes nothing. Reconciliation is level-triggered: each step calls it.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pino from 'pino';
+import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane, storeObjectDirectly, waitFor } from '@sriov-dra/k8s/testing';
+import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
+import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
+
+const OPERATOR_NS = 'sriov-network-operator';
+const NODE = 'worker-1';
+const RAIL_LABEL = 'networking.example.com/dual-rail';
+const GENERATED_BY = 'sriovnetwork.openshift.io/generated-by';
+const POLICY_UID = 'sriovnetwork.openshift.io/node-policy-uid';
+const NAD_NAME = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
+const NAD_NAMESPACE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace';
+const RESOURCE_NAME = 'k8s.cni.cncf.io/resourceName';
+
+type Condition = { type: string; status: string; reason: string; message: string; observedGeneration: number };
+type Policy = KubeObject & { status?: { conditions?: Condition[] } };
+type Attributes = KubeObject & { spec: { attributes: Record<string, unknown> } };
+type ResourcePolicy = KubeObject & {
+  spec: { configs?: { deviceAttributesSelector?: { matchLabels?: Record<string, string> }; resourceFilters?: unknown[] }[] };
+};
+
+let cp: ControlPlane;
+let client: KubeClient;
+let options: NodePolicyReconcilerOptions;
+
+const PFS = [
+  { name: 'ens1f0', pciAddress: '0000:3b:00.0', bus: '3b' },
+  { name: 'ens2f0', pciAddress: '0000:86:00.0', bus: '86' },
+];
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  client = cp.adminClient;
+  await installCrds(client);
+  await createNamespace(client, OPERATOR_NS);
+  options = { client, logger: pino({ level: 'silent' }), operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io', draEnabled: true };
+  await client.create(resourceTypes.node, {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: NODE, labels: { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': NODE } },
+  });
+  const state = await client.create(
+    resourceTypes.sriovNetworkNodeState,
+    { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: NODE, namespace: OPERATOR_NS }, spec: {} },
+    { namespace: OPERATOR_NS },
+  );
+  const interfaces = PFS.map((pf) => ({
+    name: pf.name,
+    pciAddress: pf.pciAddress,
+    vendor: '15b3',
+    deviceID: '1017',
+    Vfs: [0, 1, 2, 3].map((vfID) => ({ pciAddress: `0000:${pf.bus}:00.${String(vfID + 2)}`, vfID, vendor: '15b3', deviceID: '1018', driver: 'mlx5_core' })),
+  }));
+  await client.patch(
+    resourceTypes.sriovNetworkNodeState,
+    { namespace: OPERATOR_NS, name: state.metadata.name, subresource: 'status' },
+    { status: { interfaces } },
+    'application/merge-patch+json',
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await cp.stop();
+});
+
+function railPolicy(name: string, pfNames: string[], dra: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'sriovnetwork.openshift.io/v1',
+    kind: 'SriovNetworkNodePolicy',
+    metadata: { name, namespace: OPERATOR_NS },
+    spec: {
+      resourceName: 'sriov_vfs',
+      nodeSelector: { [RAIL_LABEL]: 'true' },
+      priority: 99,
+      numVfs: 16,
+      nicSelector: { vendor: '15b3', pfNames },
+      deviceType: 'netdevice',
+      linkType: 'eth',
+      ...(dra === undefined ? {} : { dra }),
+      ...extra,
+    },
+  };
+}
+
+const reference = (network: string) => ({
+  attributes: {
+    'sriovnetwork.openshift.io/sriovNetworkName': { string: network },
+    'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NS },
+  },
+});
+
+const createPolicy = (body: Record<string, unknown>): Promise<Policy> =>
+  client.create<Policy>(resourceTypes.sriovNetworkNodePolicy, body, { namespace: OPERATOR_NS });
+const getPolicy = (name: string): Promise<Policy> => client.get<Policy>(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name });
+const draReady = async (name: string): Promise<Condition | undefined> =>
+  (await getPolicy(name)).status?.conditions?.find((condition) => condition.type === 'DRAConfigurationReady');
+const attributesOf = async (uid: string): Promise<Attributes | undefined> =>
+  client.get<Attributes>(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: `dra-policy-${uid}-attrs` }).catch(() => undefined);
+const nodeConfigs = async (): Promise<ResourcePolicy['spec']['configs']> =>
+  (await client.get<ResourcePolicy>(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: NODE })).spec.configs;
+
+function railNetwork(name: string, subnet: string): Record<string, unknown> {
+  return {
+    apiVersion: 'sriovnetwork.openshift.io/v1',
+    kind: 'SriovNetwork',
+    metadata: { name, namespace: OPERATOR_NS },
+    spec: {
+      resourceName: 'sriov_vfs',
+      networkNamespace: 'ai-workloads',
+      ipam: JSON.stringify({ type: 'whereabouts', network_name: `ai-workloads-${name}`, range: subnet }),
+    },
+  };
+}
+
+const networkReconcile = (name: string) => reconcileSriovNetwork({ namespace: OPERATOR_NS, name }, options);
+
+let railA: Policy;
+let railB: Policy;
+
+describe('node-policy DRA generator', () => {
+  it('policies applied before their SriovNetworks and namespace: not ready, filters kept, no attributes', async () => {
+    railA = await createPolicy(railPolicy('rail-a-policy', ['ens1f0'], reference('rail-a-net')));
+    railB = await createPolicy(railPolicy('rail-b-policy', ['ens2f0'], reference('rail-b-net')));
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'SriovNetworkNotFound', observedGeneration: 1 });
+    expect(await draReady('rail-b-policy')).toMatchObject({ status: 'False', reason: 'SriovNetworkNotFound' });
+    expect(await attributesOf(railA.metadata.uid)).toBeUndefined();
+    // The exact filters and policy selectors stay, so these VFs are unavailable rather than unfiltered.
+    expect(await nodeConfigs()).toEqual([
+      {
+        deviceAttributesSelector: { matchLabels: { [GENERATED_BY]: 'sriov-network-operator', [POLICY_UID]: railA.metadata.uid } },
+        resourceFilters: [{ pfPciAddresses: ['0000:3b:00.0'] }],
+      },
+      {
+        deviceAttributesSelector: { matchLabels: { [GENERATED_BY]: 'sriov-network-operator', [POLICY_UID]: railB.metadata.uid } },
+        resourceFilters: [{ pfPciAddresses: ['0000:86:00.0'] }],
+      },
+    ]);
+
+    await client.create(resourceTypes.sriovNetwork, railNetwork('rail-a-net', '192.0.2.0/24'), { namespace: OPERATOR_NS });
+    await client.create(resourceTypes.sriovNetwork, railNetwork('rail-b-net', '198.51.100.0/24'), { namespace: OPERATOR_NS });
+    await networkReconcile('rail-a-net');
+    await networkReconcile('rail-b-net');
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-a-policy')).toMatchObject({
+      status: 'False',
+      reason: 'SriovNetworkNotReady',
+      message: expect.stringContaining('NamespaceNotFound'),
+    });
+  }, 60_000);
+
+  it('recovers once the namespace exists: the §14.3 objects, one per rail despite the shared resourceName', async () => {
+    await createNamespace(client, 'ai-workloads');
+    await networkReconcile('rail-a-net');
+    await networkReconcile('rail-b-net');
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
+    expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
+    const a = await attributesOf(railA.metadata.uid);
+    expect(a?.metadata.labels).toEqual({ [GENERATED_BY]: 'sriov-network-operator', [POLICY_UID]: railA.metadata.uid });
+    expect(a?.spec.attributes).toEqual({
+      [RESOURCE_NAME]: { string: 'openshift.io/sriov_vfs' },
+      [NAD_NAME]: { string: 'rail-a-net' },
+      [NAD_NAMESPACE]: { string: 'ai-workloads' },
+    });
+    expect((await attributesOf(railB.metadata.uid))?.spec.attributes[NAD_NAME]).toEqual({ string: 'rail-b-net' });
+  }, 60_000);
+
+  it('a second reconciliation of an unchanged cluster writes nothing', async () => {
+    const summary = await reconcileNodePolicies(options);
+    expect({ applied: summary.applied, deleted: summary.deleted, statusWrites: summary.statusWrites, failures: summary.failures }).toEqual({
+      applied: 0,
+      deleted: 0,
+      statusWrites: 0,
+      failures: [],
+    });
+  }, 30_000);
+
+  it.each([
+    ['a changed NAD config', { spec: { config: '{"cniVersion":"1.0.0","name":"rail-a-net","type":"sriov"}' } }, 'differs from what'],
+    ['a removed owner marker', { metadata: { annotations: { 'sriovnetwork.openshift.io/owner-ref': null } } }, 'owner marker'],
+  ])(
+    '%s invalidates only that rail until the SriovNetwork controller restores it',
+    async (_case, patch, message) => {
+      await client.patch(resourceTypes.networkAttachmentDefinition, { namespace: 'ai-workloads', name: 'rail-a-net' }, patch, 'application/merge-patch+json');
+      await reconcileNodePolicies(options);
+      expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'SourceNADNotReady', message: expect.stringContaining(message) });
+      expect(await attributesOf(railA.metadata.uid)).toBeUndefined();
+      expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
+      expect(await nodeConfigs()).toHaveLength(2);
+
+      await networkReconcile('rail-a-net');
+      await reconcileNodePolicies(options);
+      expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
+      expect(await attributesOf(railA.metadata.uid)).toBeDefined();
+    },
+    60_000,
+  );
+
+  it('a SriovNetwork Ready for an older generation is not ready', async () => {
+    await client.patch(resourceTypes.sriovNetwork, { namespace: OPERATOR_NS, name: 'rail-b-net' }, { spec: { vlan: 12 } }, 'application/merge-patch+json');
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-b-policy')).toMatchObject({
+      status: 'False',
+      reason: 'SriovNetworkNotReady',
+      message: expect.stringContaining('generation 1'),
+    });
+    await networkReconcile('rail-b-net');
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
+  }, 60_000);
+
+  it('a recreated policy gets a new object, the old one is cleaned up, and an unowned same-name object is never adopted', async () => {
+    await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'rail-b-policy' });
+    const recreated = await createPolicy(railPolicy('rail-b-policy', ['ens2f0'], reference('rail-b-net')));
+    const squatter = await client.create<Attributes>(
+      resourceTypes.deviceAttributes,
+      {
+        apiVersion: 'sriovnetwork.k8snetworkplumbingwg.io/v1alpha1',
+        kind: 'DeviceAttributes',
+        metadata: { name: `dra-policy-${recreated.metadata.uid}-attrs`, namespace: OPERATOR_NS },
+        spec: { attributes: { 'example.com/owner': { string: 'someone-else' } } },
+      },
+      { namespace: OPERATOR_NS },
+    );
+    await reconcileNodePolicies(options);
+    expect(await attributesOf(railB.metadata.uid)).toBeUndefined();
+    expect(await draReady('rail-b-policy')).toMatchObject({
+      status: 'False',
+      reason: 'DRAConfigurationSyncFailed',
+      message: expect.stringContaining('not adopted'),
+    });
+    expect((await attributesOf(recreated.metadata.uid))?.metadata.resourceVersion).toBe(squatter.metadata.resourceVersion);
+
+    await client.delete(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: squatter.metadata.name });
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
+    railB = recreated;
+  }, 60_000);
+
+  it('an overlapping policy withdraws the node’s configs and says which VF is shared', async () => {
+    await createPolicy(railPolicy('overlap-policy', ['ens1f0#0-1'], { attributes: { 'example.com/tier': { string: 'gold' } } }));
+    await reconcileNodePolicies(options);
+    expect(await nodeConfigs()).toEqual([]);
+    for (const name of ['rail-a-policy', 'rail-b-policy', 'overlap-policy']) {
+      expect(await draReady(name)).toMatchObject({ status: 'False', reason: 'ConflictingDRAMapping' });
+    }
+    expect((await draReady('rail-a-policy'))?.message).toContain('0000:3b:00.2');
+    await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'overlap-policy' });
+    await reconcileNodePolicies(options);
+    expect(await nodeConfigs()).toHaveLength(2);
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
+  }, 60_000);
+
+  it('a map stored past today’s validation publishes nothing and names the key', async () => {
+    // The CRD's CEL rejects this key at admission; an object stored before that rule existed still carries it.
+    const invalid = await storeObjectDirectly(
+      cp.etcdEndpoint,
+      resourceTypes.sriovNetworkNodePolicy,
+      railPolicy('invalid-policy', ['ens9f0'], { attributes: { [RESOURCE_NAME]: { string: 'mine' } } }) as never,
+    );
+    await waitFor(
+      'the stored policy served',
+      () =>
+        getPolicy('invalid-policy').then(
+          () => true,
+          () => false,
+        ),
+      { timeoutMs: 10_000 },
+    );
+    await reconcileNodePolicies(options);
+    expect(await draReady('invalid-policy')).toMatchObject({ status: 'False', reason: 'InvalidDRAAttribute', message: expect.stringContaining(RESOURCE_NAME) });
+    expect(await attributesOf(invalid.metadata.uid)).toBeUndefined();
+    await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'invalid-policy' });
+  }, 30_000);
+
+  it('the bootstrap policy may not carry spec.dra', async () => {
+    await createPolicy({ ...railPolicy('default', ['ens9f1'], {}) });
+    await reconcileNodePolicies(options);
+    expect(await draReady('default')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidDRAAttribute',
+      message: expect.stringContaining('DRABlockOnDefaultPolicy'),
+    });
+    await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'default' });
+  }, 30_000);
+
+  it('with the DRA provider disabled, a valid block is staged: DRAInactive, nothing generated for it', async () => {
+    await reconcileNodePolicies({ ...options, draEnabled: false });
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'DRAInactive' });
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
+  }, 30_000);
+});

@@ -4,6 +4,7 @@ import { type HealthServer, KubeClient, type KubeClientOptions, startHealthServe
 import { type DaemonConfig, delegateBinDirs, effectiveNetConf, parseDaemonConfig } from './daemon-config.ts';
 import type { DaemonFlags } from './daemon-flags.ts';
 import { type EntryConfigWriter, startEntryConfigWriter } from './entry-config/entry-config-writer.ts';
+import { installUserEntryConfig } from './entry-config/user-entry-config.ts';
 import { DaemonMetrics } from './metrics.ts';
 import { type RequestSettings, createCniHandler } from './pipeline/cni-handler.ts';
 import { createSharedPodNetworkInformers, runSharedPodNetworkInformers } from './reads/shared-informers.ts';
@@ -18,7 +19,10 @@ export interface Daemon {
   /** Port of /healthz, /readyz and /metrics, when served. */
   readonly metricsPort: number | undefined;
   readonly metrics: DaemonMetrics;
-  /** <cniConfigDir>/00-multus.conf, kept generated in auto mode (multusConfigFile "auto"). */
+  /**
+   * The node's CNI entry configuration: <cniConfigDir>/00-multus.conf, kept generated in auto mode
+   * (multusConfigFile "auto"), else the copy of multusConfigFile installed at start.
+   */
   readonly entryConfigPath: string | undefined;
   /** /readyz fails from now on, then everything in flight is answered and the process may exit. */
   stop(): Promise<void>;
@@ -69,6 +73,14 @@ function kubeClient(flags: DaemonFlags): KubeClient {
 export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
   const config = parseDaemonConfig(await readFile(flags.config), flags.config);
+  // As upstream, before the socket serves; unlike upstream, a file that cannot be installed stops the start.
+  const installed = config.multusConfigFile === 'auto' ? undefined : await installUserEntryConfig(config);
+  if (installed !== undefined) {
+    logger.info(
+      { source: installed.source, entryConfig: installed.path, outcome: installed.outcome },
+      installed.outcome === 'copied' ? `copied ${installed.source} to ${installed.path}` : `${installed.path} already holds ${installed.source}`,
+    );
+  }
   const client = kubeClient(flags);
   const metrics = new DaemonMetrics();
   const shared = createSharedPodNetworkInformers(client, flags.nodeName, {
@@ -112,7 +124,12 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
     throw error;
   }
   logger.info(
-    { socket: server.socketPath, metricsPort: health?.port, liveNetworkConfigOnAdd: config.liveNetworkConfigOnAdd, entryConfig: entryConfig?.path },
+    {
+      socket: server.socketPath,
+      metricsPort: health?.port,
+      liveNetworkConfigOnAdd: config.liveNetworkConfigOnAdd,
+      entryConfig: entryConfig?.path ?? installed?.path,
+    },
     'daemon serving',
   );
   const serving = server;
@@ -121,9 +138,10 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
     socketPath: serving.socketPath,
     metricsPort: health?.port,
     metrics,
-    entryConfigPath: writer?.path,
+    entryConfigPath: writer?.path ?? installed?.path,
     async stop() {
       // No new sandbox is pointed at a daemon that is going away (upstream removes the file likewise).
+      // An installed multusConfigFile stays, as upstream leaves it: it is the operator's file.
       await writer?.stop();
       serving.beginShutdown();
       await serving.close();

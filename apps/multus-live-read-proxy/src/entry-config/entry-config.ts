@@ -34,8 +34,8 @@ export interface PrimaryConf {
   readonly bytes: string;
 }
 
-/** A daemon-config member Go would decode into `field` (exact or case-insensitive key; the last one wins). */
-function member(document: JsonObject, field: string): JsonValue | undefined {
+/** The member Go's struct decoding assigns to `field`: exact or case-insensitive key, null skipped, the last one winning. */
+export function member(document: JsonObject, field: string): JsonValue | undefined {
   let value: JsonValue | undefined;
   for (const [key, item] of document) if (goFoldEqual(key, field) && item !== null) value = item;
   return value;

@@ -1,10 +1,11 @@
 import { constants } from 'node:fs';
 import { access, readFile, readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { goFoldEqual } from '@sriov-dra/cni-render';
 import { type KubeClient, errorMessage } from '@sriov-dra/k8s';
 import { type DaemonConfig, type EffectiveNetConf, effectiveNetConf, parseDaemonConfig } from '../daemon-config.ts';
 import { ENTRY_CONFIG_FILE, autoconfigDir, configuredPrimaryName, findPrimaryConfName, renderEntryConfig } from '../entry-config/entry-config.ts';
+import { userEntryConfigPath } from '../entry-config/user-entry-config.ts';
 import { reviewAccess } from './access-review.ts';
 import { buildIdentity } from './build-identity.ts';
 import { type BinaryFacts, type ConfigFacts, type PreflightCheck, type PreflightFacts, evaluatePreflight } from './checks.ts';
@@ -28,7 +29,7 @@ export interface PreflightOptions {
 
 /** The multus-shim configuration the runtime hands over: the generated file in auto mode, else the installed copy. */
 function shimConfigPath(config: DaemonConfig): string {
-  return join(config.cniConfigDir, config.multusConfigFile === 'auto' ? ENTRY_CONFIG_FILE : basename(config.multusConfigFile));
+  return config.multusConfigFile === 'auto' ? join(config.cniConfigDir, ENTRY_CONFIG_FILE) : userEntryConfigPath(config);
 }
 
 /** What the daemon would write in auto mode when it has not run yet, so the effective configuration is still known. */

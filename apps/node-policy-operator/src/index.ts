@@ -9,3 +9,6 @@ export * from './network/sriov-network-reconciler.ts';
 export * from './status/apply-condition.ts';
 export * from './status/conditions.ts';
 export * from './network/sriov-network-controller.ts';
+export * from './dra/node-policy-controller.ts';
+export * from './dra/node-policy-reconciler.ts';
+export * from './dra/dra-plan.ts';

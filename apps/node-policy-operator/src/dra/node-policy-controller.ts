@@ -1,0 +1,201 @@
+import type { KubeObject } from '@sriov-dra/k8s';
+import { Informer, WorkQueue, resourceTypes } from '@sriov-dra/k8s';
+import { renderSourceNad } from '../render/source-nad.ts';
+import type { SriovNetwork } from '../render/sriov-network.ts';
+import { referenceKey, referencedSriovNetworks } from './dra-plan.ts';
+import type { NodePolicy } from './node-policy.ts';
+import { type NodePolicyReconcileSummary, type NodePolicyReconcilerOptions, reconcileNodePolicies } from './node-policy-reconciler.ts';
+
+/** The whole inventory is one plan, so every trigger queues the same key. */
+const INVENTORY_KEY = 'inventory';
+
+export interface NodePolicyControllerOptions extends NodePolicyReconcilerOptions {
+  /** Periodic full reconciliation, the recovery from missed events (§12.2.6). */
+  readonly resyncMs?: number;
+  /** Observes each finished reconciliation (tests, metrics). */
+  readonly onReconciled?: (summary: NodePolicyReconcileSummary) => void;
+}
+
+export interface NodePolicyController {
+  waitForSync(signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** What the policies depend on: referenced SriovNetworks and the NADs they render to (`<namespace>/<name>`). */
+export interface Dependencies {
+  readonly networks: ReadonlySet<string>;
+  readonly nads: ReadonlySet<string>;
+}
+
+/** The SriovNetworks the policies reference and where their NADs are: events of anything else are not ours. */
+export function dependenciesOf(
+  policies: readonly NodePolicy[],
+  networks: { get(key: string): (KubeObject & SriovNetwork) | undefined },
+  options: Pick<NodePolicyReconcilerOptions, 'operatorNamespace' | 'resourcePrefix'>,
+): Dependencies {
+  const networkKeys = new Set<string>();
+  const nadKeys = new Set<string>();
+  for (const reference of referencedSriovNetworks(policies, options.operatorNamespace)) {
+    const key = referenceKey(reference);
+    networkKeys.add(key);
+    const network = networks.get(key);
+    if (network === undefined) continue;
+    const rendered = renderSourceNad(network, options);
+    if (rendered.ok) nadKeys.add(referenceKey(rendered.value));
+  }
+  return { networks: networkKeys, nads: nadKeys };
+}
+
+function keyOf(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+}
+
+const labelsChanged = (previous: KubeObject, current: KubeObject): boolean =>
+  JSON.stringify(previous.metadata.labels ?? {}) !== JSON.stringify(current.metadata.labels ?? {});
+
+/**
+ * Runs the node-policy DRA reconciliation whenever something it reads may have changed: a policy, a
+ * referenced SriovNetwork (status-only Ready changes included), a NAD at a referenced source's place (old
+ * and new object both checked, so a removed owner marker counts), a node's labels, a node inventory, and a
+ * periodic resync. Everything else — the driver's Pod shadows above all — is filtered out by a set lookup.
+ * Informers only wake the reconciler; it reads live. A failed reconciliation is retried with backoff.
+ */
+export function startNodePolicyController(options: NodePolicyControllerOptions): NodePolicyController {
+  const { client, logger, operatorNamespace } = options;
+  const abort = new AbortController();
+  const queue = new WorkQueue();
+  const wake = (): void => {
+    queue.add(INVENTORY_KEY);
+  };
+  let dependencies: Dependencies = { networks: new Set(), nads: new Set() };
+  const onError = (what: string) => (err: unknown, phase: string) => {
+    logger.warn({ err, phase }, `${what} informer restarting`);
+  };
+
+  const networks = new Informer<KubeObject & SriovNetwork>(
+    client,
+    resourceTypes.sriovNetwork,
+    {
+      // A referenced SriovNetwork's changes, status-only Ready transitions included, can move its NAD's place.
+      onAdd: (network) => {
+        if (dependencies.networks.has(keyOf(network))) refreshAndWake();
+      },
+      onUpdate: (_previous, network) => {
+        if (dependencies.networks.has(keyOf(network))) refreshAndWake();
+      },
+      onDelete: (network) => {
+        if (dependencies.networks.has(keyOf(network))) refreshAndWake();
+      },
+    },
+    { resyncMs: 0, onError: onError('SriovNetwork') },
+  );
+  const policies = new Informer<KubeObject>(
+    client,
+    resourceTypes.sriovNetworkNodePolicy,
+    {
+      onAdd: () => {
+        refresh();
+        wake();
+      },
+      onUpdate: (previous, current) => {
+        refresh();
+        // The operator's own status writes come back as updates with an unchanged generation; a resync
+        // replays each object as its own previous version, and that does wake the reconciler.
+        if (previous !== current && previous.metadata.generation === current.metadata.generation) return;
+        wake();
+      },
+      onDelete: () => {
+        refresh();
+        wake();
+      },
+    },
+    { namespace: operatorNamespace, resyncMs: options.resyncMs ?? 5 * 60_000, onError: onError('SriovNetworkNodePolicy') },
+  );
+  const nads = new Informer<KubeObject>(
+    client,
+    resourceTypes.networkAttachmentDefinition,
+    {
+      onAdd: (nad) => {
+        if (dependencies.nads.has(keyOf(nad))) wake();
+      },
+      onUpdate: (previous, nad) => {
+        if (dependencies.nads.has(keyOf(nad)) && previous !== nad) wake();
+      },
+      onDelete: (nad) => {
+        if (dependencies.nads.has(keyOf(nad))) wake();
+      },
+    },
+    { resyncMs: 0, onError: onError('NAD') },
+  );
+  const nodes = new Informer<KubeObject>(
+    client,
+    resourceTypes.node,
+    {
+      onAdd: wake,
+      onUpdate: (previous, current) => {
+        // Node status heartbeats are frequent and irrelevant; only labels select policies.
+        if (labelsChanged(previous, current)) wake();
+      },
+      onDelete: wake,
+    },
+    { resyncMs: 0, onError: onError('Node') },
+  );
+  const states = new Informer<KubeObject>(
+    client,
+    resourceTypes.sriovNetworkNodeState,
+    {
+      onAdd: wake,
+      onUpdate: (previous, current) => {
+        if (JSON.stringify(previous['status']) !== JSON.stringify(current['status'])) wake();
+      },
+      onDelete: wake,
+    },
+    { namespace: operatorNamespace, resyncMs: 0, onError: onError('SriovNetworkNodeState') },
+  );
+
+  function refresh(): void {
+    dependencies = dependenciesOf(policies.list() as unknown as NodePolicy[], networks, options);
+  }
+
+  function refreshAndWake(): void {
+    refresh();
+    wake();
+  }
+
+  const informers = [networks, policies, nads, nodes, states];
+  const running = informers.map((informer) => informer.run(abort.signal));
+  const worker = (async () => {
+    await Promise.all(informers.map((informer) => informer.waitForSync(abort.signal))).catch(() => undefined);
+    refresh();
+    wake();
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      try {
+        const summary = await reconcileNodePolicies(options, abort.signal);
+        // A SriovNetwork created after its policy: its NAD's place is known only now.
+        refresh();
+        options.onReconciled?.(summary);
+        if (summary.failures.length > 0) queue.addRateLimited(key);
+        else queue.forget(key);
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        logger.warn({ err: error, failures: queue.failuresOf(key) + 1 }, 'node-policy reconciliation failed; retrying');
+        queue.addRateLimited(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  })();
+
+  return {
+    async waitForSync(signal) {
+      await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
+    },
+    async stop() {
+      abort.abort();
+      queue.shutDown();
+      await Promise.allSettled([...running, worker]);
+    },
+  };
+}

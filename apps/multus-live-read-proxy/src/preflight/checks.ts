@@ -75,7 +75,7 @@ function configCheck(config: ConfigFacts): PreflightCheck {
       : {
           id: 'daemon-config',
           status: 'fail',
-          message: `${config.path} parses but the shim configuration ${shim.path} is missing: install it, or set multusConfigFile to "auto"`,
+          message: `${config.path} parses but its multusConfigFile ${shim.path} does not exist: put the shim configuration there, or set multusConfigFile to "auto"`,
         };
   }
   return { id: 'daemon-config', status: 'pass', message: `${config.path} parses and overlays ${shim.path} into an effective configuration` };

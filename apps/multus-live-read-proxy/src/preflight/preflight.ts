@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { goFoldEqual } from '@sriov-dra/cni-render';
 import { type KubeClient, errorMessage } from '@sriov-dra/k8s';
 import { type DaemonConfig, type EffectiveNetConf, effectiveNetConf, parseDaemonConfig } from '../daemon-config.ts';
@@ -54,11 +54,19 @@ async function readConfig(path: string): Promise<{ facts: ConfigFacts; daemon?: 
   }
   const present = [...daemon.document.keys()].some((key) => goFoldEqual(key, 'liveNetworkConfigOnAdd'));
   const daemonLive = present ? daemon.liveNetworkConfigOnAdd : undefined;
-  const shimPath = shimConfigPath(daemon);
-  const shimBytes = await readFile(shimPath).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const readIfPresent = (file: string): Promise<Buffer | undefined> =>
+    readFile(file).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    });
+  let shimPath = shimConfigPath(daemon);
+  let shimBytes = await readIfPresent(shimPath);
+  if (shimBytes === undefined && daemon.multusConfigFile !== 'auto') {
+    // Before the daemon's first start only the configured source exists; it installs that file at start.
+    const source = resolve(daemon.multusConfigFile);
+    shimBytes = await readIfPresent(source);
+    shimPath = shimBytes === undefined ? source : `${source} (installed as ${shimPath} when the daemon starts)`;
+  }
   if (shimBytes === undefined) {
     const expected = (await expectedEntryConfig(daemon)) ?? '{}';
     let effective: EffectiveNetConf | undefined;

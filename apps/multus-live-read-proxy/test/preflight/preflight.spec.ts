@@ -140,6 +140,36 @@ describe('preflight', () => {
     expect(byId(resultsOnShm)['result-cache-storage']).toBe('fail');
   });
 
+  it('before the first start of a non-auto daemon, reads the configured multusConfigFile it will install, and fails when that is missing', async () => {
+    const dir = join(root, 'user-provided');
+    const cniConfigDir = join(dir, 'net.d');
+    await mkdir(cniConfigDir, { recursive: true });
+    const source = join(dir, 'source', '70-multus.conf');
+    const config = join(dir, 'daemon-config.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        cniVersion: '1.0.0',
+        cniConfigDir,
+        multusConfigFile: source,
+        binDir,
+        cniDir: diskCniDir,
+        multusNamespace: 'kube-system',
+        liveNetworkConfigOnAdd: true,
+      }),
+    );
+    const missing = await runPreflight({ configPath: config, client: granted, env: {}, resultCacheDir });
+    expect(byId(missing)['daemon-config']).toBe('fail');
+    expect(message(missing, 'daemon-config')).toContain(`multusConfigFile ${source} does not exist`);
+
+    await mkdir(join(dir, 'source'), { recursive: true });
+    await writeFile(source, JSON.stringify({ cniVersion: '1.0.0', name: 'multus-cni-network', type: 'multus-shim', clusterNetwork: 'primary' }));
+    const present = await runPreflight({ configPath: config, client: granted, env: {}, resultCacheDir });
+    expect(byId(present)['daemon-config']).toBe('pass');
+    expect(message(present, 'daemon-config')).toContain(`installed as ${join(cniConfigDir, '70-multus.conf')} when the daemon starts`);
+    expect(byId(present)['delegate-plugins']).toBe('pass');
+  });
+
   it('fails live reads switched off in daemon-config', async () => {
     const checks = await runPreflight({ configPath: await nodeConfig('cached', diskCniDir, false), client: granted, env: {}, resultCacheDir });
     expect(byId(checks)['live-network-config-on-add']).toBe('fail');

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DRA_CONFIGURATION_READY, DRIVER_API_VERSION, SRIOV_RESOURCE_POLICY_KIND, draConfigurationReasons } from '@sriov-dra/contract';
-import { type KubeClient, type KubeObject, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type EventRecorder, type KubeClient, type KubeObject, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { type SourceNadOptions, renderSourceNad } from '../render/source-nad.ts';
 import { applyCondition } from '../status/apply-condition.ts';
 import { OPERATOR_FIELD_MANAGER } from '../network/sriov-network-reconciler.ts';
@@ -14,6 +14,8 @@ export interface NodePolicyReconcilerOptions extends SourceNadOptions {
   readonly client: KubeClient;
   readonly logger: Logger;
   readonly draEnabled: boolean;
+  /** Records each DRAConfigurationReady transition as an Event on the policy. */
+  readonly recorder?: EventRecorder;
 }
 
 /** What one reconciliation did, for logs, tests and the benchmark. */
@@ -246,7 +248,7 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
           message: final.message,
           observedGeneration: policy.metadata.generation ?? 0,
         },
-        { signal },
+        { signal, recorder: options.recorder },
       );
       if (write.change !== 'unchanged') statusWrites += 1;
     } catch (error) {

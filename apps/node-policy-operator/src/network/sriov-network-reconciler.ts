@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type KubeClient, type KubeObject, contentTypes, isApiError, removeFinalizer, resourceTypes } from '@sriov-dra/k8s';
+import { type EventRecorder, type KubeClient, type KubeObject, contentTypes, isApiError, removeFinalizer, resourceTypes } from '@sriov-dra/k8s';
 import { OWNER_REF_ANNOTATION, type SourceNad, type SourceNadOptions, renderSourceNad, sourceNadOwnerMarker } from '../render/source-nad.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { STATUS_FIELD_MANAGER, applyCondition } from '../status/apply-condition.ts';
@@ -23,6 +23,8 @@ type NadObject = KubeObject & { spec?: { config?: unknown } };
 export interface SriovNetworkReconcilerOptions extends SourceNadOptions {
   readonly client: KubeClient;
   readonly logger: Logger;
+  /** Records each Ready transition as an Event on the SriovNetwork. */
+  readonly recorder?: EventRecorder;
 }
 
 /** What one reconciliation concluded: the Ready condition it left, or nothing for a gone/deleting object. */
@@ -64,7 +66,7 @@ export async function reconcileSriovNetwork(
         message,
         observedGeneration: network.metadata.generation ?? 0,
       },
-      { signal },
+      { signal, recorder: options.recorder },
     );
     return { kind: 'ready', reason };
   };

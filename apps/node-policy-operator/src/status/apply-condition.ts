@@ -1,4 +1,4 @@
-import { type KubeClient, type KubeObject, type ResourceType, contentTypes } from '@sriov-dra/k8s';
+import { type EventRecorder, type KubeClient, type KubeObject, type ResourceType, contentTypes } from '@sriov-dra/k8s';
 import { type Condition, type ConditionChange, boundedMessage, nextCondition } from './conditions.ts';
 
 /** The field manager of every status write of the operator: one owner per condition type it sets. */
@@ -7,6 +7,10 @@ export const STATUS_FIELD_MANAGER = 'sriov-dra-node-policy-operator';
 export interface ConditionWrite {
   readonly change: ConditionChange;
   readonly condition: Condition;
+}
+
+function apiVersionOf(type: ResourceType): string {
+  return type.group === '' ? type.version : `${type.group}/${type.version}`;
 }
 
 /**
@@ -19,7 +23,7 @@ export async function applyCondition(
   type: ResourceType,
   object: KubeObject & { status?: { conditions?: readonly Condition[] } },
   desired: Omit<Condition, 'lastTransitionTime'>,
-  options: { readonly now?: Date; readonly signal?: AbortSignal } = {},
+  options: { readonly now?: Date; readonly signal?: AbortSignal; readonly recorder?: EventRecorder } = {},
 ): Promise<ConditionWrite> {
   const { condition, change } = nextCondition(object.status?.conditions, { ...desired, message: boundedMessage(desired.message) }, options.now ?? new Date());
   if (change === 'unchanged') return { change, condition };
@@ -28,13 +32,24 @@ export async function applyCondition(
     type,
     { name, namespace, subresource: 'status' },
     JSON.stringify({
-      apiVersion: type.group === '' ? type.version : `${type.group}/${type.version}`,
+      apiVersion: apiVersionOf(type),
       kind: type.kind,
       metadata: { name, namespace },
       status: { conditions: [condition] },
     }),
     contentTypes.apply,
     { fieldManager: STATUS_FIELD_MANAGER, force: true, signal: options.signal },
+  );
+  // Upstream's status patcher names the event after the transition (<Type>Added, <Type>Changed); a False
+  // condition is a Warning so `kubectl get events --field-selector type=Warning` shows what needs attention.
+  void options.recorder?.record(
+    { apiVersion: apiVersionOf(type), kind: type.kind, namespace, name, uid: object.metadata.uid },
+    {
+      type: condition.status === 'False' ? 'Warning' : 'Normal',
+      reason: `${condition.type}${change === 'added' ? 'Added' : 'Changed'}`,
+      action: 'StatusChange',
+      note: condition.message,
+    },
   );
   return { change, condition };
 }

@@ -3,8 +3,8 @@
 // reasons. Reconciliation is level-triggered, so each step calls it directly and inspects the stored objects.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
-import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { EventRecorder, type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type SriovNetworkReconcilerOptions, reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
 
 const OPERATOR_NS = 'sriov-network-operator';
@@ -20,16 +20,33 @@ type Nad = KubeObject & { spec: { config: string } };
 let cp: ControlPlane;
 let client: KubeClient;
 let options: SriovNetworkReconcilerOptions;
+let recorder: EventRecorder;
+
+/** The Events recorded about one SriovNetwork, as `<type> <reason>: <note>`, oldest first. */
+async function eventsOf(namespace: string, name: string): Promise<string[]> {
+  const list = await client.list<KubeObject & { eventTime: string; type: string; reason: string; note: string; regarding: { name: string } }>(
+    resourceTypes.event,
+    {
+      namespace,
+    },
+  );
+  return list.items
+    .filter((event) => event.regarding.name === name)
+    .toSorted((a, b) => (a.eventTime < b.eventTime ? -1 : a.eventTime > b.eventTime ? 1 : 0))
+    .map((event) => `${event.type} ${event.reason}: ${event.note}`);
+}
 
 beforeAll(async () => {
   cp = await startControlPlane();
   client = cp.adminClient;
   await installCrds(client);
   for (const ns of [OPERATOR_NS, 'team-a', 'team-c', 'team-d', 'team-e', 'team-f']) await createNamespace(client, ns);
-  options = { client, logger: pino({ level: 'silent' }), operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io' };
+  recorder = new EventRecorder(client, { reportingController: 'sriov-dra/node-policy-operator', reportingInstance: 'test' });
+  options = { client, logger: pino({ level: 'silent' }), recorder, operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io' };
 }, 120_000);
 
 afterAll(async () => {
+  await recorder.close();
   await cp.stop();
 });
 
@@ -127,6 +144,11 @@ describe('SriovNetwork controller', () => {
 
     await createNamespace(client, 'team-b');
     await expect(reconcile(OPERATOR_NS, 'rail-b')).resolves.toEqual({ kind: 'ready', reason: 'NetworkReady' });
+    await waitFor('both transitions recorded', async () => (await eventsOf(OPERATOR_NS, 'rail-b')).length === 2, { timeoutMs: 10_000 });
+    expect(await eventsOf(OPERATOR_NS, 'rail-b')).toEqual([
+      'Warning ReadyAdded: target namespace "team-b" does not exist',
+      'Normal ReadyChanged: NetworkAttachmentDefinition is provisioned and ready',
+    ]);
     const inB = await getNad('team-b', 'rail-b');
     // Across namespaces no ownerReference can exist; the finalizer stands in for it.
     expect(inB.metadata.ownerReferences).toBeUndefined();

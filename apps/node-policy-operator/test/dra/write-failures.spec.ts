@@ -1,0 +1,187 @@
+// Writes the API server refuses (RBAC stands in for any failing write): a policy whose DeviceAttributes
+// cannot be written reports DRAConfigurationSyncFailed, never True, until the write succeeds; an
+// invalidation whose stale object cannot be deleted still reports the policy not ready, keeps the failure
+// for a retry, and completes once the delete is allowed.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pino from 'pino';
+import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
+import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
+
+const OPERATOR_NS = 'sriov-network-operator';
+const USER = 'restricted-operator';
+
+type Condition = { type: string; status: string; reason: string; message: string };
+
+let cp: ControlPlane;
+let admin: KubeClient;
+let options: NodePolicyReconcilerOptions;
+let policyUID: string;
+
+const rule = (apiGroups: string[], resources: string[], verbs: string[]) => ({ apiGroups, resources, verbs });
+
+async function bindAttributeWrites(bound: boolean): Promise<void> {
+  if (bound) {
+    await admin.create(resourceTypes.clusterRoleBinding, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'op-attributes-write' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op-attributes-write' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
+    });
+  } else {
+    await admin.delete(resourceTypes.clusterRoleBinding, { name: 'op-attributes-write' });
+  }
+}
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  admin = cp.adminClient;
+  await installCrds(admin);
+  await createNamespace(admin, OPERATOR_NS);
+  await createNamespace(admin, 'ai-workloads');
+  await admin.create(resourceTypes.clusterRole, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'op-base' },
+    rules: [
+      rule(['sriovnetwork.openshift.io'], ['sriovnetworknodepolicies', 'sriovnetworks', 'sriovnetworknodestates'], ['get', 'list', 'watch']),
+      rule(['sriovnetwork.openshift.io'], ['sriovnetworknodepolicies/status'], ['patch']),
+      rule(['k8s.cni.cncf.io'], ['network-attachment-definitions'], ['get', 'list', 'watch']),
+      rule([''], ['nodes'], ['get', 'list', 'watch']),
+      rule(['sriovnetwork.k8snetworkplumbingwg.io'], ['deviceattributes'], ['get', 'list', 'watch']),
+      rule(['sriovnetwork.k8snetworkplumbingwg.io'], ['sriovresourcepolicies'], ['get', 'list', 'watch', 'create', 'patch', 'delete']),
+    ],
+  });
+  await admin.create(resourceTypes.clusterRole, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'op-attributes-write' },
+    rules: [rule(['sriovnetwork.k8snetworkplumbingwg.io'], ['deviceattributes'], ['create', 'patch', 'delete'])],
+  });
+  await admin.create(resourceTypes.clusterRoleBinding, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'op-base' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op-base' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
+  });
+  await admin.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-1', labels: { rail: 'true' } } });
+  await admin.create(
+    resourceTypes.sriovNetworkNodeState,
+    { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: 'worker-1', namespace: OPERATOR_NS }, spec: {} },
+    { namespace: OPERATOR_NS },
+  );
+  await admin.patch(
+    resourceTypes.sriovNetworkNodeState,
+    { namespace: OPERATOR_NS, name: 'worker-1', subresource: 'status' },
+    { status: { interfaces: [{ name: 'ens1f0', pciAddress: '0000:3b:00.0', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] }] } },
+    'application/merge-patch+json',
+  );
+  const common = { operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io', logger: pino({ level: 'silent' }) };
+  await admin.create(
+    resourceTypes.sriovNetwork,
+    {
+      apiVersion: 'sriovnetwork.openshift.io/v1',
+      kind: 'SriovNetwork',
+      metadata: { name: 'rail-a-net', namespace: OPERATOR_NS },
+      spec: { resourceName: 'r', networkNamespace: 'ai-workloads' },
+    },
+    { namespace: OPERATOR_NS },
+  );
+  await reconcileSriovNetwork({ namespace: OPERATOR_NS, name: 'rail-a-net' }, { ...common, client: admin });
+  const policy = await admin.create(
+    resourceTypes.sriovNetworkNodePolicy,
+    {
+      apiVersion: 'sriovnetwork.openshift.io/v1',
+      kind: 'SriovNetworkNodePolicy',
+      metadata: { name: 'rail-a-policy', namespace: OPERATOR_NS },
+      spec: {
+        resourceName: 'sriov_vfs',
+        nodeSelector: { rail: 'true' },
+        numVfs: 1,
+        nicSelector: { pfNames: ['ens1f0'] },
+        dra: {
+          attributes: {
+            'sriovnetwork.openshift.io/sriovNetworkName': { string: 'rail-a-net' },
+            'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NS },
+          },
+        },
+      },
+    },
+    { namespace: OPERATOR_NS },
+  );
+  policyUID = policy.metadata.uid;
+  options = { ...common, client: cp.clientFor(USER), draEnabled: true };
+}, 120_000);
+
+afterAll(async () => {
+  await cp.stop();
+});
+
+async function draReady(): Promise<Condition | undefined> {
+  const policy = await admin.get<KubeObject & { status?: { conditions?: Condition[] } }>(resourceTypes.sriovNetworkNodePolicy, {
+    namespace: OPERATOR_NS,
+    name: 'rail-a-policy',
+  });
+  return policy.status?.conditions?.find((condition) => condition.type === 'DRAConfigurationReady');
+}
+
+/** Whether the authorizer already lets the operator delete DeviceAttributes (RBAC changes arrive through its informer). */
+async function mayDeleteAttributes(): Promise<boolean> {
+  const review = (await options.client.request({
+    method: 'POST',
+    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { group: 'sriovnetwork.k8snetworkplumbingwg.io', resource: 'deviceattributes', verb: 'delete', namespace: OPERATOR_NS } },
+    },
+  })) as { status?: { allowed?: boolean } };
+  return review.status?.allowed === true;
+}
+
+const attributesExist = (): Promise<boolean> =>
+  admin.get(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: `dra-policy-${policyUID}-attrs` }).then(
+    () => true,
+    () => false,
+  );
+
+describe('node-policy reconciliation under refused writes', () => {
+  it('reports DRAConfigurationSyncFailed, never True, until its DeviceAttributes can be written', async () => {
+    const refused = await reconcileNodePolicies(options);
+    expect(refused.failures).toEqual([expect.stringContaining('forbidden')]);
+    expect(await draReady()).toMatchObject({
+      status: 'False',
+      reason: 'DRAConfigurationSyncFailed',
+      message: expect.stringContaining(`dra-policy-${policyUID}-attrs`),
+    });
+    expect(await attributesExist()).toBe(false);
+
+    await bindAttributeWrites(true);
+    // RBAC bindings reach the authorizer through its informer: retry as the work queue would.
+    await waitFor('the write allowed and applied', async () => (await reconcileNodePolicies(options)).failures.length === 0, { timeoutMs: 15_000 });
+    expect(await draReady()).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
+    expect(await attributesExist()).toBe(true);
+  }, 60_000);
+
+  it('keeps an invalidated policy not ready while its stale attributes cannot be deleted, and deletes them once allowed', async () => {
+    await bindAttributeWrites(false);
+    await waitFor('the delete permission revoked', async () => !(await mayDeleteAttributes()), { timeoutMs: 15_000 });
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: 'ai-workloads', name: 'rail-a-net' },
+      { spec: { config: '{"cniVersion":"1.0.0","name":"x","type":"sriov"}' } },
+      'application/merge-patch+json',
+    );
+    expect((await reconcileNodePolicies(options)).failures).toEqual([expect.stringContaining(`deleting dra-policy-${policyUID}-attrs`)]);
+    expect(await draReady()).toMatchObject({ status: 'False', reason: 'SourceNADNotReady' });
+    expect(await attributesExist()).toBe(true);
+
+    await bindAttributeWrites(true);
+    await waitFor('the stale attributes deleted', async () => (await reconcileNodePolicies(options)).failures.length === 0, { timeoutMs: 15_000 });
+    expect(await attributesExist()).toBe(false);
+    expect(await draReady()).toMatchObject({ status: 'False', reason: 'SourceNADNotReady' });
+  }, 60_000);
+});

@@ -169,6 +169,12 @@ describe('node-policy DRA generator', () => {
       [NAD_NAMESPACE]: { string: 'ai-workloads' },
     });
     expect((await attributesOf(railB.metadata.uid))?.spec.attributes[NAD_NAME]).toEqual({ string: 'rail-b-net' });
+    // A legacy pool selector (the upstream per-resourceName object's label) matches neither rail's object.
+    const legacy = await client.list(resourceTypes.deviceAttributes, {
+      namespace: OPERATOR_NS,
+      labelSelector: 'sriovnetwork.openshift.io/resource-pool=sriov_vfs',
+    });
+    expect(legacy.items).toEqual([]);
   }, 60_000);
 
   it('a second reconciliation of an unchanged cluster writes nothing', async () => {
@@ -201,6 +207,89 @@ describe('node-policy DRA generator', () => {
     },
     60_000,
   );
+
+  it('a source NAD being deleted is not ready', async () => {
+    await client.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: 'ai-workloads', name: 'rail-b-net' },
+      { metadata: { finalizers: ['example.com/hold'] } },
+      'application/merge-patch+json',
+    );
+    await client.delete(resourceTypes.networkAttachmentDefinition, { namespace: 'ai-workloads', name: 'rail-b-net' });
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-b-policy')).toMatchObject({
+      status: 'False',
+      reason: 'SourceNADNotReady',
+      message: expect.stringContaining('is being deleted'),
+    });
+    expect(await attributesOf(railB.metadata.uid)).toBeUndefined();
+    await client.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: 'ai-workloads', name: 'rail-b-net' },
+      { metadata: { finalizers: null } },
+      'application/merge-patch+json',
+    );
+    await networkReconcile('rail-b-net');
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
+  }, 60_000);
+
+  it('a SriovNetwork replaced under the same name (new UID) does not inherit its predecessor’s NAD', async () => {
+    // In its own namespace the NAD carries an ownerReference to the SriovNetwork's UID.
+    await createNamespace(client, 'team-x');
+    const make = () =>
+      client.create(
+        resourceTypes.sriovNetwork,
+        {
+          apiVersion: 'sriovnetwork.openshift.io/v1',
+          kind: 'SriovNetwork',
+          metadata: { name: 'rail-x-net', namespace: 'team-x' },
+          spec: { resourceName: 'sriov_vfs' },
+        },
+        { namespace: 'team-x' },
+      );
+    const first = await make();
+    await reconcileSriovNetwork({ namespace: 'team-x', name: 'rail-x-net' }, options);
+    await createPolicy(
+      railPolicy('rail-x-policy', ['ens9f9'], {
+        attributes: {
+          'sriovnetwork.openshift.io/sriovNetworkName': { string: 'rail-x-net' },
+          'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: 'team-x' },
+        },
+      }),
+    );
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-x-policy')).toMatchObject({ status: 'True' });
+
+    // No garbage collector runs here, so the NAD outlives the deleted SriovNetwork, as it may for a while.
+    await client.delete(resourceTypes.sriovNetwork, { namespace: 'team-x', name: 'rail-x-net' });
+    const second = await make();
+    expect(second.metadata.uid).not.toBe(first.metadata.uid);
+    // Even a Ready condition for its generation (written here in the controller's stead) does not make the old NAD its own.
+    await client.patch(
+      resourceTypes.sriovNetwork,
+      { namespace: 'team-x', name: 'rail-x-net', subresource: 'status' },
+      {
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'NetworkReady', message: 'm', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' },
+          ],
+        },
+      },
+      'application/merge-patch+json',
+    );
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-x-policy')).toMatchObject({
+      status: 'False',
+      reason: 'SourceNADNotReady',
+      message: expect.stringContaining(first.metadata.uid),
+    });
+
+    await reconcileSriovNetwork({ namespace: 'team-x', name: 'rail-x-net' }, options);
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-x-policy')).toMatchObject({ status: 'True' });
+    await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'rail-x-policy' });
+  }, 60_000);
 
   it('a SriovNetwork Ready for an older generation is not ready', async () => {
     await client.patch(resourceTypes.sriovNetwork, { namespace: OPERATOR_NS, name: 'rail-b-net' }, { spec: { vlan: 12 } }, 'application/merge-patch+json');

@@ -55,13 +55,6 @@ export const resourceTypes = {
     kind: 'ValidatingWebhookConfiguration',
     namespaced: false,
   },
-  validatingWebhookConfiguration: {
-    group: 'admissionregistration.k8s.io',
-    version: 'v1',
-    resource: 'validatingwebhookconfigurations',
-    kind: 'ValidatingWebhookConfiguration',
-    namespaced: false,
-  },
   deviceAttributes: {
     group: 'sriovnetwork.k8snetworkplumbingwg.io',
     version: 'v1alpha1',

@@ -10,4 +10,3 @@ export * from './tcp-proxy.ts';
 export { leaveStaleSocket } from './stale-socket.ts';
 export * from './stored-object.ts';
 export { type ClientCertificate, LocalPki } from './certs.ts';
-export { type ClientCertificate, LocalPki } from './certs.ts';

@@ -25,6 +25,7 @@ describe('SriovDraError', () => {
       'ConflictingDRAMapping',
       'UnsupportedManagedSelector',
       'InvalidDRAAttribute',
+      'DRABlockOnDefaultPolicy',
     ]) {
       expect(isErrorCode(code)).toBe(true);
     }

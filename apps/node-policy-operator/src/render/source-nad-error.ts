@@ -26,11 +26,17 @@ export class SourceNadError extends Error {
   readonly subject: string;
   /** The spec field at fault, e.g. `spec.ipam`, when the problem is that narrow. */
   readonly field: string | undefined;
+  /** What is wrong with the field, without the code, subject or remedy. */
+  readonly detail: string;
+  /** What to do about it. */
+  readonly remedy: string;
 
   constructor(code: SourceNadCode, subject: string, field: string | undefined, detail: string) {
     super(`${code}: SriovNetwork ${subject}${field === undefined ? '' : ` ${field}`}: ${detail} \u2014 ${REMEDIES[code]}`);
     this.code = code;
     this.subject = subject;
     this.field = field;
+    this.detail = detail;
+    this.remedy = REMEDIES[code];
   }
 }

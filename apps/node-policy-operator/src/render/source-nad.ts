@@ -114,7 +114,8 @@ function renderConfig(network: ValidSriovNetwork, subject: string): string {
   if (isSet(spec.linkState)) sriov.push(member('link_state', quote(spec.linkState)));
   if (isSet(spec.logLevel)) sriov.push(member('logLevel', quote(spec.logLevel)));
   if (isSet(spec.logFile)) sriov.push(member('logFile', quote(spec.logFile)));
-  sriov.push(member('ipam', isSet(spec.ipam) ? rawObject(spec.ipam.replace(GO_WHITESPACE, ''), 'spec.ipam (whitespace removed)', subject) : '{}'));
+  // Offsets in a parse error count in the text with whitespace removed, the text upstream parses.
+  sriov.push(member('ipam', isSet(spec.ipam) ? rawObject(spec.ipam.replace(GO_WHITESPACE, ''), 'spec.ipam', subject, ' once whitespace is removed') : '{}'));
 
   const head = [member('cniVersion', quote(CNI_VERSION)), member('name', quote(metadata.name))];
   const plugin = `{${sriov.join(',')}}`;
@@ -135,10 +136,10 @@ function quote(text: string): string {
   return serializeJson(text);
 }
 
-/** `text` itself, once it is known to be exactly one JSON object. */
-function rawObject(text: string, field: string, subject: string): string {
+/** `text` itself, once it is known to be exactly one JSON object; `preparation` says how text was derived from the field. */
+function rawObject(text: string, field: string, subject: string, preparation = ''): string {
   const parsed = parseStrictJson(text);
-  if (!parsed.ok) throw new SourceNadError('MalformedSriovNetworkJson', subject, field, `is not valid JSON: ${parsed.error.message}`);
+  if (!parsed.ok) throw new SourceNadError('MalformedSriovNetworkJson', subject, field, `is not valid JSON${preparation}: ${parsed.error.message}`);
   if (!isJsonObject(parsed.value)) throw new SourceNadError('MalformedSriovNetworkJson', subject, field, 'must be a JSON object');
   return text;
 }

@@ -1,0 +1,132 @@
+import { describe, expect, it } from '@jest/globals';
+import { describeErrorCode } from '@sriov-dra/contract';
+import { admitNodePolicy, attributeField } from './node-policy-admission.ts';
+
+const OPTIONS = { operatorNamespace: 'sriov-network-operator' };
+const NAME = 'sriovnetwork.openshift.io/sriovNetworkName';
+const NAMESPACE = 'sriovnetwork.openshift.io/sriovNetworkNamespace';
+
+function policy(namespace: string, name: string, spec: unknown): { metadata: { name: string; namespace: string }; spec: unknown } {
+  return { metadata: { name, namespace }, spec };
+}
+
+const findings = (spec: unknown, namespace = 'team-a', name = 'rail-a') => admitNodePolicy(policy(namespace, name, spec), OPTIONS);
+const located = (dra: unknown) => findings({ dra }).map((finding) => [finding.code, finding.field]);
+
+describe('admitNodePolicy: the default bootstrap policy', () => {
+  it.each([
+    ['an empty spec.dra', {}],
+    ['an empty attribute map', { attributes: {} }],
+    ['attributes', { attributes: { 'example.com/x': { int: 1 } } }],
+  ])('refuses %s on the default policy in the operator namespace, at spec.dra, saying what to do', (_label, dra) => {
+    expect(findings({ dra }, 'sriov-network-operator', 'default')).toEqual([
+      {
+        code: 'DRABlockOnDefaultPolicy',
+        field: 'spec.dra',
+        message: `DRABlockOnDefaultPolicy: the operator's bootstrap policy sriov-network-operator/default sets spec.dra \u2014 ${describeErrorCode('DRABlockOnDefaultPolicy').remedy}`,
+      },
+    ]);
+  });
+
+  it.each([
+    ['without spec', undefined],
+    ['without spec.dra', {}],
+    ['with a null spec.dra (Go: nil)', { dra: null }],
+  ])('admits the default policy %s', (_label, spec) => {
+    expect(findings(spec, 'sriov-network-operator', 'default')).toEqual([]);
+  });
+
+  it('admits spec.dra on a policy named default elsewhere, and on other policies in the operator namespace', () => {
+    expect(findings({ dra: {} }, 'team-a', 'default')).toEqual([]);
+    expect(findings({ dra: {} }, 'sriov-network-operator', 'default-rail')).toEqual([]);
+  });
+
+  it('reports an invalid spec.dra on the default policy as well', () => {
+    expect(findings({ dra: { attributes: { tier: { int: 1 } } } }, 'sriov-network-operator', 'default').map((finding) => finding.code)).toEqual([
+      'DRABlockOnDefaultPolicy',
+      'InvalidDRAAttribute',
+    ]);
+  });
+});
+
+describe('admitNodePolicy: the field of a spec.dra finding', () => {
+  it('names the first faulty key, as the shared validation does in its detail', () => {
+    const [finding] = findings({ dra: { attributes: { 'example.com/ok': { int: 1 }, 'example.com/bad': { int: 1, bool: true }, worse: { int: 1 } } } });
+    expect(finding?.field).toBe('spec.dra.attributes["example.com/bad"]');
+    expect(finding?.message).toMatch(/^InvalidDRAAttribute: attributes\.example\.com\/bad: /);
+  });
+
+  it.each([
+    ['an unqualified key', { attributes: { tier: { int: 1 } } }, 'InvalidDRAAttribute', 'spec.dra.attributes["tier"]'],
+    [
+      'a reserved key',
+      { attributes: { 'resource.kubernetes.io/pcieRoot': { string: 'x' } } },
+      'ReservedDRAAttribute',
+      'spec.dra.attributes["resource.kubernetes.io/pcieRoot"]',
+    ],
+    ['the lone reference key', { attributes: { [NAMESPACE]: { string: 'ns' } } }, 'IncompleteSriovNetworkReference', `spec.dra.attributes["${NAMESPACE}"]`],
+    [
+      'an overlong reference name',
+      { attributes: { [NAME]: { string: 'a'.repeat(65) }, [NAMESPACE]: { string: 'ns' } } },
+      'InvalidSriovNetworkReference',
+      `spec.dra.attributes["${NAME}"]`,
+    ],
+    // A reference key is checked for its value first: a bad pair is found only once both keys are read.
+    [
+      'a reference pair wrong only as a pair',
+      { attributes: { [NAME]: { string: 'Not_A_Name' }, [NAMESPACE]: { string: 'ns' } } },
+      'InvalidSriovNetworkReference',
+      'spec.dra.attributes',
+    ],
+    [
+      'too many attributes',
+      { attributes: Object.fromEntries(Array.from({ length: 33 }, (_u, i) => [`example.com/a${i}`, { int: i }])) },
+      'InvalidDRAAttribute',
+      'spec.dra.attributes',
+    ],
+    ['an unknown member of spec.dra', { attributes: { tier: { int: 1 } }, labels: {} }, 'InvalidDRAAttribute', 'spec.dra'],
+    ['attributes that are no map', { attributes: [] }, 'InvalidDRAAttribute', 'spec.dra'],
+    ['a spec.dra that is no object', 'yes', 'InvalidDRAAttribute', 'spec.dra'],
+  ])('%s', (_label, dra, code, field) => {
+    expect(located(dra)).toEqual([[code, field]]);
+  });
+
+  it('refuses a "__proto__" key at its own field rather than losing it', () => {
+    expect(located(JSON.parse('{"attributes":{"example.com/a":{"int":1},"__proto__":{"int":2}}}'))).toEqual([
+      ['InvalidDRAAttribute', 'spec.dra.attributes["__proto__"]'],
+    ]);
+  });
+
+  it('cuts an overlong key in the field path', () => {
+    expect(attributeField('x'.repeat(10_000))).toBe(`spec.dra.attributes["${'x'.repeat(100)}\u2026"]`);
+    expect(attributeField(`${'a'.repeat(63)}/${'b'.repeat(32)}`)).toBe(`spec.dra.attributes["${'a'.repeat(63)}/${'b'.repeat(32)}"]`);
+  });
+
+  it('leaves the object out of the message: the webhook and the validate command name it themselves', () => {
+    const [finding] = findings({ dra: { attributes: { tier: { int: 1 } } } });
+    expect(finding?.message).not.toContain('team-a/rail-a');
+  });
+});
+
+describe('admitNodePolicy: what it leaves alone', () => {
+  it('admits zero, false, an empty string and a reference to a SriovNetwork that need not exist', () => {
+    expect(
+      findings({
+        dra: {
+          attributes: {
+            'example.com/tier': { int: 0 },
+            'example.com/fast': { bool: false },
+            'example.com/label': { string: '' },
+            [NAME]: { string: 'created-later' },
+            [NAMESPACE]: { string: 'not-yet-either' },
+          },
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  it('does not judge the rest of the policy: that is the CRD schema’s', () => {
+    expect(findings({ numVfs: -1, resourceName: '!', dra: {} })).toEqual([]);
+    expect(findings('not an object')).toEqual([]);
+  });
+});

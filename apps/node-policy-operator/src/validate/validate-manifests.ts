@@ -1,0 +1,72 @@
+import type { AdmissionFinding } from '../admission/admission-finding.ts';
+import { SRIOV_NETWORK_API_VERSION, admissionObjectSchema, inNamespace, isAdmittedKind } from '../admission/admission-object.ts';
+import { admitObject } from '../admission/admit-object.ts';
+import type { ManifestDocument, ManifestInputError } from './read-manifests.ts';
+
+export interface ValidateOptions {
+  readonly operatorNamespace: string;
+  /** Where an object without metadata.namespace is applied (kubectl's -n). */
+  readonly namespace: string;
+}
+
+export interface ManifestFinding extends AdmissionFinding {
+  readonly file: string;
+  readonly kind: string;
+  readonly namespace: string;
+  /** The object's name, or its generateName followed by `*`. */
+  readonly name: string;
+}
+
+export interface ValidationReport {
+  readonly findings: readonly ManifestFinding[];
+  /** Documents that are no Kubernetes object the checks could read. */
+  readonly errors: readonly ManifestInputError[];
+  /** How many SriovNetworkNodePolicy and SriovNetwork objects were checked. */
+  readonly checked: number;
+}
+
+/**
+ * Runs the admission core on every SriovNetworkNodePolicy and SriovNetwork among the documents (items of
+ * a List included); other kinds and kind-less documents (Helm values, say) are not this command's to judge.
+ */
+export function validateManifests(documents: readonly ManifestDocument[], options: ValidateOptions): ValidationReport {
+  const findings: ManifestFinding[] = [];
+  const errors: ManifestInputError[] = [];
+  let checked = 0;
+  const visit = (file: string, where: string, value: unknown): void => {
+    if (value === null) return;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      errors.push({ file, message: `${where} is not a Kubernetes object` });
+      return;
+    }
+    const { apiVersion, kind, items } = value as { apiVersion?: unknown; kind?: unknown; items?: unknown };
+    if (kind === 'List' && Array.isArray(items)) {
+      items.forEach((item: unknown, position) => {
+        visit(file, `${where} item ${position + 1}`, item);
+      });
+      return;
+    }
+    if (apiVersion !== SRIOV_NETWORK_API_VERSION || !isAdmittedKind(kind)) return;
+    const parsed = admissionObjectSchema.safeParse(value);
+    if (!parsed.success) {
+      errors.push({ file, message: `${where}: ${kind} has no metadata object` });
+      return;
+    }
+    checked += 1;
+    const object = inNamespace(parsed.data, options.namespace);
+    const identity = { file, kind, namespace: String(object.metadata.namespace), name: nameOf(object.metadata) };
+    for (const finding of admitObject(kind, object, options)) findings.push({ ...identity, ...finding });
+  };
+  for (const document of documents) visit(document.file, `document ${document.index}`, document.value);
+  return { findings, errors, checked };
+}
+
+function nameOf(metadata: { name?: unknown; generateName?: unknown }): string {
+  if (typeof metadata.name === 'string' && metadata.name !== '') return metadata.name;
+  return typeof metadata.generateName === 'string' ? `${metadata.generateName}*` : '?';
+}
+
+/** `file: Kind namespace/name: field: message`, one line per finding. */
+export function formatFinding(finding: ManifestFinding): string {
+  return `${finding.file}: ${finding.kind} ${finding.namespace}/${finding.name}: ${finding.field}: ${finding.message}`;
+}

@@ -1,0 +1,238 @@
+// The webhook registered with a real API server (the chart's CRDs installed): every object of the shared
+// admission cases is created through the API server, which must refuse it with the expected HTTP status,
+// naming the field, from the expected layer (strict field validation, the CRD schema and CEL rules, or
+// the webhook) — or store it. With the CRD's spec.dra schema relaxed, as on a cluster whose CRD predates
+// the extension, the webhook alone must refuse every one of them with the admission core's finding.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { expectedError, expectsValid, loadFixtures } from '@sriov-dra/contract/fixtures';
+import { type KubeClient, type KubeObject, contentTypes, isApiError, resourcePath, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, LocalPki, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { type WebhookServer, WEBHOOK_PATHS, startWebhookServer } from '../../src/webhook/webhook-server.ts';
+import { ADMISSION_CASES, API_VERSION, type AdmissionCase, type Layer, OPERATOR_NAMESPACE, TENANT_NAMESPACE } from '../admission/admission-cases.ts';
+
+type Kind = AdmissionCase['object']['kind'];
+
+const WEBHOOK_NAMES: Readonly<Record<Kind, string>> = {
+  SriovNetworkNodePolicy: 'validate-sriovnetworknodepolicy.sriovnetwork.openshift.io',
+  SriovNetwork: 'validate-sriovnetwork.sriovnetwork.openshift.io',
+};
+const RESOURCES = { SriovNetworkNodePolicy: resourceTypes.sriovNetworkNodePolicy, SriovNetwork: resourceTypes.sriovNetwork } as const;
+
+let cp: ControlPlane;
+let client: KubeClient;
+let webhook: WebhookServer;
+let pkiDir: string;
+
+/** What the API server did with a create: stored it, or refused it with a status and message. */
+type Outcome = { readonly stored: true } | { readonly stored: false; readonly status: number; readonly message: string; readonly causes: readonly unknown[] };
+
+/** Creates the object (kubectl's strict field validation) and deletes it again once stored, so every attempt starts alike. */
+async function attempt(object: AdmissionCase['object']): Promise<Outcome> {
+  const type = RESOURCES[object.kind];
+  const at = { namespace: object.metadata.namespace, name: object.metadata.name };
+  try {
+    await client.create(type, object, { namespace: at.namespace });
+  } catch (error) {
+    if (!isApiError(error) || error.status === 0) throw error;
+    return { stored: false, status: error.status, message: error.apiStatus?.message ?? '', causes: error.apiStatus?.details?.causes ?? [] };
+  }
+  await client.delete(type, at);
+  return { stored: true };
+}
+
+/** The layer a refusal came from, told apart by the API server's own wording for each. */
+function layerOf(kind: Kind, name: string, message: string): Layer | 'unknown' {
+  if (message.startsWith(`admission webhook "${WEBHOOK_NAMES[kind]}" denied the request: `)) return 'webhook';
+  if (message.includes('strict decoding error: unknown field')) return 'field-validation';
+  if (message.startsWith(`${kind}.sriovnetwork.openshift.io "${name}" is invalid: `)) return 'schema';
+  return 'unknown';
+}
+
+/** The outcome in the terms a verdict states: status, layer, and whether the message names the field (and code). */
+function observed(object: AdmissionCase['object'], outcome: Outcome, field: string, code: string): Record<string, unknown> {
+  if (outcome.stored) return { stored: true };
+  const layer = layerOf(object.kind, object.metadata.name, outcome.message);
+  const named = layer === 'field-validation' ? outcome.message.includes(`unknown field "${field}"`) : outcome.message.includes(`${field}: `);
+  return {
+    stored: false,
+    status: outcome.status,
+    layer,
+    namesField: named,
+    ...(layer === 'webhook' ? { namesCode: outcome.message.includes(`${field}: ${code}: `) } : {}),
+    ...(layer === 'unknown' ? { message: outcome.message } : {}),
+  };
+}
+
+function expected(layer: Layer, status: number): Record<string, unknown> {
+  return { stored: false, status, layer, namesField: true, ...(layer === 'webhook' ? { namesCode: true } : {}) };
+}
+
+function webhookConfiguration(port: number, caBundle: string): Record<string, unknown> {
+  const hook = (kind: Kind, resource: string) => ({
+    name: WEBHOOK_NAMES[kind],
+    clientConfig: { url: `https://127.0.0.1:${port}${WEBHOOK_PATHS[kind]}`, caBundle },
+    rules: [{ apiGroups: ['sriovnetwork.openshift.io'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: [resource], scope: 'Namespaced' }],
+    failurePolicy: 'Fail',
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    timeoutSeconds: 5,
+  });
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: 'sriov-dra-node-policy-operator' },
+    webhooks: [hook('SriovNetworkNodePolicy', 'sriovnetworknodepolicies'), hook('SriovNetwork', 'sriovnetworks')],
+  };
+}
+
+const caseOf = (title: string): AdmissionCase => {
+  const found = ADMISSION_CASES.find((entry) => entry.title === title);
+  if (found === undefined) throw new Error(`no admission case "${title}"`);
+  return found;
+};
+
+/** Retries a create only the webhook can refuse until it does: the API server picks configuration changes up asynchronously. */
+async function untilRefusedByWebhook(title: string): Promise<void> {
+  const { object } = caseOf(title);
+  await waitFor(
+    `the webhook refusing "${title}"`,
+    async () => {
+      const outcome = await attempt(object);
+      return !outcome.stored && layerOf(object.kind, object.metadata.name, outcome.message) === 'webhook';
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
+const STORED_BEFORE = { namespace: TENANT_NAMESPACE, name: 'stored-before-the-webhook' };
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  client = cp.adminClient;
+  await installCrds(client);
+  for (const namespace of [OPERATOR_NAMESPACE, TENANT_NAMESPACE]) await createNamespace(client, namespace);
+  // Invalid, but stored while no webhook was registered: the ratchet test below edits it.
+  await client.create(
+    resourceTypes.sriovNetwork,
+    { apiVersion: API_VERSION, kind: 'SriovNetwork', metadata: STORED_BEFORE, spec: { resourceName: 'rail_a', networkNamespace: 'team-b' } },
+    { namespace: STORED_BEFORE.namespace },
+  );
+
+  pkiDir = mkdtempSync(join(tmpdir(), 'sriov-dra-webhook-pki-'));
+  const pki = new LocalPki(pkiDir);
+  const serving = pki.serving('node-policy-operator-webhook');
+  webhook = await startWebhookServer({
+    host: '127.0.0.1',
+    port: 0,
+    certFile: serving.cert,
+    keyFile: serving.key,
+    operatorNamespace: OPERATOR_NAMESPACE,
+    logger: pino({ level: 'silent' }),
+  });
+  await client.create(resourceTypes.validatingWebhookConfiguration, webhookConfiguration(webhook.port, readFileSync(pki.caCert).toString('base64')));
+  await untilRefusedByWebhook('the default policy with spec.dra attributes');
+}, 120_000);
+
+afterAll(async () => {
+  await webhook.close();
+  await cp.stop();
+  rmSync(pkiDir, { recursive: true, force: true });
+});
+
+describe('admission through the API server, chart CRDs', () => {
+  it.each(ADMISSION_CASES.map((entry) => [entry.title, entry] as const))('%s', async (_title, { object, verdict }) => {
+    const outcome = await attempt(object);
+    if (verdict.allowed) {
+      expect(observed(object, outcome, '', '')).toEqual({ stored: true });
+      return;
+    }
+    const { apiServer } = verdict;
+    expect(observed(object, outcome, apiServer.field, verdict.code)).toEqual(expected(apiServer.layer, apiServer.status));
+    if (apiServer.layer === 'webhook' && !outcome.stored) {
+      // The API server passes the webhook's status on: one cause per finding, with its field.
+      expect(outcome.causes).toEqual([{ reason: 'FieldValueInvalid', field: verdict.field, message: expect.stringMatching(new RegExp(`^${verdict.code}: `)) }]);
+    }
+  });
+
+  it('refuses an UPDATE that adds spec.dra to the default policy', async () => {
+    const { object } = caseOf('the default policy without spec.dra');
+    const at = { namespace: OPERATOR_NAMESPACE, name: 'default' };
+    await client.create(resourceTypes.sriovNetworkNodePolicy, object, { namespace: OPERATOR_NAMESPACE });
+    try {
+      const update = client.patch(resourceTypes.sriovNetworkNodePolicy, at, { spec: { dra: {} } }, contentTypes.mergePatch);
+      await expect(update).rejects.toMatchObject({ status: 422, apiStatus: { message: expect.stringContaining('spec.dra: DRABlockOnDefaultPolicy: ') } });
+      await expect(update).rejects.toMatchObject({ apiStatus: { message: expect.stringMatching(/^admission webhook "validate-sriovnetworknodepolicy\./) } });
+    } finally {
+      await client.delete(resourceTypes.sriovNetworkNodePolicy, at);
+    }
+  });
+
+  it('refuses an UPDATE that sets networkNamespace on a SriovNetwork outside the operator namespace', async () => {
+    const at = { namespace: TENANT_NAMESPACE, name: 'rail-b' };
+    await client.create(
+      resourceTypes.sriovNetwork,
+      { apiVersion: API_VERSION, kind: 'SriovNetwork', metadata: at, spec: { resourceName: 'rail_b' } },
+      { namespace: at.namespace },
+    );
+    try {
+      await expect(client.patch(resourceTypes.sriovNetwork, at, { spec: { networkNamespace: 'team-b' } }, contentTypes.mergePatch)).rejects.toMatchObject({
+        status: 422,
+        apiStatus: { message: expect.stringContaining(`SriovNetwork ${TENANT_NAMESPACE}/rail-b: spec.networkNamespace: NetworkAttachmentDefinitionInvalid: `) },
+      });
+    } finally {
+      await client.delete(resourceTypes.sriovNetwork, at);
+    }
+  });
+
+  it('keeps an object stored before the webhook editable while its spec is unchanged, but refuses a new invalid spec', async () => {
+    const labelled = await client.patch(resourceTypes.sriovNetwork, STORED_BEFORE, { metadata: { labels: { tier: 'gold' } } }, contentTypes.mergePatch);
+    expect(labelled.metadata.labels).toEqual({ tier: 'gold' });
+    await expect(client.patch(resourceTypes.sriovNetwork, STORED_BEFORE, { spec: { vlan: 10 } }, contentTypes.mergePatch)).rejects.toMatchObject({
+      status: 422,
+      apiStatus: { message: expect.stringContaining('spec.networkNamespace: NetworkAttachmentDefinitionInvalid: ') },
+    });
+    // DELETE is not even sent to the webhook; a refused object can always be removed.
+    await client.delete(resourceTypes.sriovNetwork, STORED_BEFORE);
+  });
+});
+
+describe('admission through the API server, spec.dra unchecked by the CRD schema', () => {
+  const policies = ADMISSION_CASES.filter((entry) => entry.object.kind === 'SriovNetworkNodePolicy');
+
+  beforeAll(async () => {
+    // The node policy CRD as a cluster would have it before the spec.dra extension's schema: anything goes.
+    const crdType = resourceTypes.customResourceDefinition;
+    const crd = await client.get<
+      KubeObject & { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] } }
+    >(crdType, { name: 'sriovnetworknodepolicies.sriovnetwork.openshift.io' });
+    for (const version of crd.spec.versions)
+      version.schema.openAPIV3Schema.properties.spec.properties['dra'] = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    await client.request({ method: 'PUT', path: resourcePath(crdType, { name: crd.metadata.name }), body: crd });
+    await untilRefusedByWebhook('a value with two members');
+  }, 60_000);
+
+  it.each(policies.map((entry) => [entry.title, entry] as const))('%s', async (_title, { object, verdict }) => {
+    const outcome = await attempt(object);
+    if (verdict.allowed) expect(observed(object, outcome, '', '')).toEqual({ stored: true });
+    else expect(observed(object, outcome, verdict.field, verdict.code)).toEqual(expected('webhook', 422));
+  });
+
+  it('gives every shared node-policy-dra contract fixture its stated verdict', async () => {
+    const fixtures = loadFixtures('node-policy-dra');
+    expect(fixtures.length).toBeGreaterThan(10);
+    const verdicts: Record<string, string> = {};
+    const stated: Record<string, string> = {};
+    for (const fixture of fixtures) {
+      const object = { ...caseOf('no spec.dra').object, metadata: { name: 'contract-fixture', namespace: TENANT_NAMESPACE } };
+      const outcome = await attempt({ ...object, spec: { ...object.spec, dra: fixture.input } });
+      // Each cause of the webhook's refusal starts with its finding's code.
+      verdicts[fixture.id] = outcome.stored ? 'valid' : outcome.causes.map((cause) => String((cause as { message?: unknown }).message).split(':')[0]).join(',');
+      stated[fixture.id] = expectsValid(fixture) ? 'valid' : (expectedError(fixture) ?? '');
+    }
+    expect(verdicts).toEqual(stated);
+  });
+});

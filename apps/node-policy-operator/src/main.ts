@@ -1,60 +1,98 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
+import { KubeClient } from '@sriov-dra/k8s';
+import { RUN_COMMAND, parseRunFlags, runUsage } from './cli/run-flags.ts';
+import { startOperator } from './operator.ts';
 import { VALIDATE_COMMAND } from './validate/validate-flags.ts';
 import { validateCommand } from './validate/validate-command.ts';
 import { WEBHOOK_COMMAND, parseWebhookFlags, webhookUsage } from './webhook/webhook-flags.ts';
-import { type WebhookServer, startWebhookServer } from './webhook/webhook-server.ts';
+import { startWebhookServer } from './webhook/webhook-server.ts';
 
 /** Exit status for a bad command line, as for a usage error. */
 const EXIT_USAGE = 2;
 
 const USAGE = `Usage: node-policy-operator <command> [flags]
 
+  ${RUN_COMMAND}        run the SriovNetwork and node-policy DRA controllers (${RUN_COMMAND} --help)
   ${WEBHOOK_COMMAND}    serve the validating admission webhook (${WEBHOOK_COMMAND} --help)
   ${VALIDATE_COMMAND}   check manifests offline with the webhook's rules (${VALIDATE_COMMAND} --help)
 `;
 
-const [command, ...args] = process.argv.slice(2);
 const wantsHelp = (argv: readonly string[]): boolean => argv.includes('--help') || argv.includes('-h');
 
-if (command === VALIDATE_COMMAND) process.exit(await validateCommand(args, process.stdout, process.stderr));
+/** Stops the service on SIGTERM/SIGINT, exiting 0 once it has stopped cleanly. */
+function stopOnSignal(logger: pino.Logger, what: string, stop: () => Promise<void>): void {
+  const handler = (signal: NodeJS.Signals): void => {
+    logger.info({ signal }, `stopping the ${what}`);
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, `the ${what} did not stop cleanly`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}
 
-if (command !== WEBHOOK_COMMAND) {
+function fatal(logger: pino.Logger, what: string, error: unknown): never {
+  logger.fatal({ err: error }, `${what} failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+
+async function run(args: readonly string[]): Promise<void> {
+  const flags = parseRunFlags(args, process.env);
+  if (!flags.ok) {
+    process.stderr.write(`${flags.error.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+  const settings = flags.value;
+  const logger = pino({ base: { component: 'node-policy-operator' } });
+  const clientOptions = { qps: settings.kubeApiQps, burst: settings.kubeApiBurst, userAgent: 'sriov-dra/node-policy-operator' };
+  try {
+    const client = settings.kubeconfig === undefined ? KubeClient.inCluster(clientOptions) : KubeClient.fromKubeConfig(settings.kubeconfig, clientOptions);
+    const operator = await startOperator(settings, client, logger);
+    logger.info({ healthPort: operator.healthPort, operatorNamespace: settings.operatorNamespace, draEnabled: settings.draEnabled }, 'operator started');
+    stopOnSignal(logger, 'operator', () => operator.stop());
+  } catch (error) {
+    fatal(logger, 'operator', error);
+  }
+}
+
+async function serveWebhook(args: readonly string[]): Promise<void> {
+  const flags = parseWebhookFlags(args, process.env);
+  if (!flags.ok) {
+    process.stderr.write(`${flags.error.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+  const logger = pino({ base: { component: 'node-policy-operator-webhook' } });
+  try {
+    const server = await startWebhookServer({ ...flags.value, logger });
+    logger.info({ port: server.port, operatorNamespace: flags.value.operatorNamespace }, 'serving admission reviews');
+    stopOnSignal(logger, 'webhook', () => server.close());
+  } catch (error) {
+    fatal(logger, 'webhook', error);
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (command === VALIDATE_COMMAND) {
+  process.exit(await validateCommand(args, process.stdout, process.stderr));
+} else if (command === RUN_COMMAND) {
+  if (wantsHelp(args)) {
+    process.stdout.write(runUsage());
+    process.exit(0);
+  }
+  await run(args);
+} else if (command === WEBHOOK_COMMAND) {
+  if (wantsHelp(args)) {
+    process.stdout.write(webhookUsage());
+    process.exit(0);
+  }
+  await serveWebhook(args);
+} else {
   const help = command === undefined ? false : wantsHelp([command]);
   (help ? process.stdout : process.stderr).write(USAGE);
   process.exit(help ? 0 : EXIT_USAGE);
 }
-
-if (wantsHelp(args)) {
-  process.stdout.write(webhookUsage());
-  process.exit(0);
-}
-
-const flags = parseWebhookFlags(args, process.env);
-if (!flags.ok) {
-  process.stderr.write(`${flags.error.message}\n`);
-  process.exit(EXIT_USAGE);
-}
-
-const logger = pino({ base: { component: 'node-policy-operator-webhook' } });
-let server: WebhookServer;
-try {
-  server = await startWebhookServer({ ...flags.value, logger });
-} catch (error) {
-  logger.fatal({ err: error }, `webhook failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-}
-logger.info({ port: server.port, operatorNamespace: flags.value.operatorNamespace }, 'serving admission reviews');
-
-const shutdown = (signal: NodeJS.Signals): void => {
-  logger.info({ signal }, 'stopping: answering what is in flight');
-  server.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      logger.error({ err: error }, 'webhook did not stop cleanly');
-      process.exit(1);
-    },
-  );
-};
-process.once('SIGTERM', shutdown);
-process.once('SIGINT', shutdown);

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
-import { type Result, fail, isDns1123Label, ok } from '@sriov-dra/contract';
+import { type Result, isDns1123Label, ok } from '@sriov-dra/contract';
+import { type FlagSpec, flagError, flagUsage, readFlagTable } from '../cli/flag-table.ts';
 
 /** The subcommand's name on the operator's command line. */
 export const WEBHOOK_COMMAND = 'webhook';
@@ -12,12 +12,6 @@ export interface WebhookFlags {
   readonly operatorNamespace: string;
 }
 
-interface FlagSpec {
-  readonly env: string;
-  readonly fallback?: string;
-  readonly help: string;
-}
-
 /** A flag beats its environment variable, which beats the default. */
 const FLAGS = {
   'tls-cert-file': { env: 'TLS_CERT_FILE', fallback: '/etc/webhook/certs/tls.crt', help: 'serving certificate (PEM, chain allowed); re-read when it changes' },
@@ -27,45 +21,20 @@ const FLAGS = {
   'operator-namespace': { env: 'OPERATOR_NAMESPACE', help: 'the operator namespace: home of the default policy (required)' },
 } as const satisfies Record<string, FlagSpec>;
 
-type FlagName = keyof typeof FLAGS;
-
 export function webhookUsage(): string {
-  const lines = Object.entries(FLAGS).map(([name, spec]: [string, FlagSpec]) => {
-    const fallback = spec.fallback === undefined ? '' : ` [default ${spec.fallback}]`;
-    return `  --${name} (env ${spec.env})${fallback}\n      ${spec.help}`;
-  });
   return `Usage: node-policy-operator ${WEBHOOK_COMMAND} [flags]
 
 Serves the validating admission webhook of SriovNetworkNodePolicy (POST /validate-sriovnetworknodepolicy)
 and SriovNetwork (POST /validate-sriovnetwork) over TLS.
 
-${lines.join('\n')}
+${flagUsage(FLAGS)}
 `;
 }
 
-function flagError(flag: FlagName, detail: string): Result<never> {
-  return fail('InvalidComponentSetting', detail, { object: { kind: 'Flag', name: `--${flag}` } });
-}
-
 export function parseWebhookFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Result<WebhookFlags> {
-  let values: Partial<Record<FlagName, string>>;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      options: Object.fromEntries(Object.keys(FLAGS).map((name) => [name, { type: 'string' }])) as Record<FlagName, { type: 'string' }>,
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    // Duck-typed: parseArgs's TypeError may come from another realm (a test VM), where instanceof Error fails.
-    const message = typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' ? error.message : String(error);
-    return fail('InvalidComponentSetting', message, { remedy: `run ${WEBHOOK_COMMAND} --help for the flags` });
-  }
-  const value = (flag: FlagName): string | undefined => {
-    const spec: FlagSpec = FLAGS[flag];
-    const given = values[flag] ?? env[spec.env];
-    return given === undefined || given === '' ? spec.fallback : given;
-  };
+  const read = readFlagTable(FLAGS, argv, env, WEBHOOK_COMMAND);
+  if (!read.ok) return read;
+  const value = read.value;
   const portText = value('port') ?? '';
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65_535) return flagError('port', `${JSON.stringify(portText)} is not a port number`);

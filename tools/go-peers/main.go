@@ -1,14 +1,16 @@
-// Command go-peers answers, for the differential tests of libs/cni-render, how the real Go code of the
-// CNI path decodes an input: Multus v4 (NAD config loading, delegate construction, network-selection
-// parsing), libcni (conf and conflist loading, the per-plugin configuration it hands to each plugin) and
-// encoding/json decoding each plugin's stdin into a struct shaped like the plugin's own.
+// Command go-peers answers, for the differential tests of libs/cni-render and apps/multus-live-read-proxy,
+// how the real Go code of the CNI path decodes an input: Multus v4 (NAD config loading, delegate
+// construction, network-selection parsing), libcni (conf and conflist loading, the per-plugin
+// configuration it hands to each plugin), encoding/json decoding each plugin's stdin into a struct shaped
+// like the plugin's own, and the NAD client reading a network-status annotation.
 //
 // Protocol: one JSON request per line on stdin, one JSON response per line on stdout, in order. One
 // process serves any number of requests, so the TypeScript side pays the start-up cost once.
 //
 //	{"id":1,"kind":"cni","config":"<NAD spec.config>","nadName":"rail-a-net","nadNamespace":"ai-workloads"}
 //	{"id":2,"kind":"selections","text":"<k8s.v1.cni.cncf.io/networks value>","podNamespace":"ai-workloads"}
-//	{"id":3,"kind":"hello"}
+//	{"id":3,"kind":"networkStatus","text":"<k8s.v1.cni.cncf.io/network-status value>"}
+//	{"id":4,"kind":"hello"}
 package main
 
 import (
@@ -36,10 +38,11 @@ type response struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error,omitempty"`
 	// Stage names the step of the pipeline that rejected the input.
-	Stage      string            `json:"stage,omitempty"`
-	CNI        *cniOutcome       `json:"cni,omitempty"`
-	Selections *selectionOutcome `json:"selections,omitempty"`
-	Hello      map[string]string `json:"hello,omitempty"`
+	Stage         string                `json:"stage,omitempty"`
+	CNI           *cniOutcome           `json:"cni,omitempty"`
+	Selections    *selectionOutcome     `json:"selections,omitempty"`
+	NetworkStatus *networkStatusOutcome `json:"networkStatus,omitempty"`
+	Hello         map[string]string     `json:"hello,omitempty"`
 }
 
 func main() {
@@ -107,6 +110,12 @@ func serve(env *cniEnv, line []byte) (resp response) {
 			return response{ID: req.ID, Error: err.Error(), Stage: stage}
 		}
 		return response{ID: req.ID, OK: true, Selections: outcome}
+	case "networkStatus":
+		outcome, stage, err := decodeNetworkStatus(req.Text)
+		if err != nil {
+			return response{ID: req.ID, Error: err.Error(), Stage: stage}
+		}
+		return response{ID: req.ID, OK: true, NetworkStatus: outcome}
 	case "hello":
 		return response{ID: req.ID, OK: true, Hello: buildVersions()}
 	default:

@@ -6,7 +6,7 @@
 // and DIFFERENTIAL_SEED change this suite's count and seed. Needs the peer binary: `npm run binaries`.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type CniCase, type DiffCase, type TsCniView, type TsMergeView, compare, evaluateTs, goRequests } from './differential/compare.ts';
-import { GoPeer, type GoRequest } from './differential/peer.ts';
+import { GoPeer, type GoRequest } from '../src/testing/index.ts';
 import { PINNED } from './differential/pinned.ts';
 import { CIDR_CASES, IP_CASES, MAC_CASES } from './go-net-cases.ts';
 import { fixtureCases, formatSummary, generatedCases, runCases } from './differential/run.ts';

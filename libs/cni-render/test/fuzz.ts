@@ -2,7 +2,7 @@
 // test suite runs 10^4), then the differential comparison against the real Go decoders with 10^5
 // generated inputs (the test suite runs a few thousand). `npm run fuzz -- differential [inputs] [seed]`
 // runs only the differential part. Exits non-zero on the first failing property or on any divergence.
-import { GoPeer } from './differential/peer.ts';
+import { GoPeer } from '../src/testing/index.ts';
 import { formatSummary, generatedCases, runCases } from './differential/run.ts';
 import { properties } from './properties.ts';
 

@@ -4,7 +4,7 @@
 // and the Go peer reports that fact itself (failsLater), so the entry is checked, not assumed.
 import { METAPLUGIN_ALLOWLIST, SUPPORTED_CNI_VERSIONS } from '../../src/shadow-config.ts';
 import type { DiffCase } from './compare.ts';
-import type { GoAnswer } from './peer.ts';
+import type { GoAnswer } from '../../src/testing/index.ts';
 
 export interface RejectedByUs {
   readonly input: DiffCase;

@@ -11,7 +11,7 @@ import { type ManagedSelection, mergeManagedSelections } from '../../src/selecti
 import { renderShadowConfig } from '../../src/shadow-config.ts';
 import { CLAIM_A, CLAIM_B, POD, managed } from '../managed.ts';
 import { acceptedDivergenceFor } from './accepted.ts';
-import type { GoAnswer, GoRequest } from './peer.ts';
+import type { GoAnswer, GoRequest } from '../../src/testing/index.ts';
 
 export interface CniCase {
   readonly kind: 'cni';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { loadFixtures } from '@sriov-dra/contract/fixtures';
 import { type DiffCase, type Divergence, compare, evaluateTs, goRequests } from './compare.ts';
 import { diffCase } from './generators.ts';
-import type { GoPeer } from './peer.ts';
+import type { GoPeer } from '../../src/testing/index.ts';
 
 /** Variants within a class: our message and Go's with quoted and numeric details blanked. */
 const MAX_VARIANTS = 5;

@@ -1,5 +1,6 @@
 // The client side of tools/go-peers: one Go process per run, requests streamed as JSON lines, answers
 // matched by id. The binary is built by `npm run binaries` into the shared cache outside the repository.
+// Shared through `@sriov-dra/cni-render/testing` with the apps whose output the same Go code reads.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -63,6 +64,41 @@ export interface GoSelectionsOutcome {
   readonly networks: readonly GoSelection[];
 }
 
+/** The NAD client's v1.DeviceInfo as encoding/json writes it (its struct tags, empty members omitted). */
+export interface GoDeviceInfo {
+  readonly type?: string;
+  readonly version?: string;
+  readonly pci?: Readonly<Partial<Record<'pci-address' | 'vhost-net' | 'rdma-device' | 'pf-pci-address' | 'representor-device', string>>>;
+  readonly vdpa?: Readonly<Record<string, string>>;
+  readonly 'vhost-user'?: Readonly<Record<string, string>>;
+  readonly memif?: Readonly<Record<string, string>>;
+}
+
+/** The NAD client's v1.NetworkStatus as encoding/json writes it back after decoding an annotation. */
+export interface GoNetworkStatus {
+  readonly name: string;
+  readonly interface?: string;
+  readonly ips?: readonly string[];
+  readonly mac?: string;
+  readonly mtu?: number;
+  readonly default?: boolean;
+  readonly dns: {
+    readonly nameservers?: readonly string[];
+    readonly domain?: string;
+    readonly search?: readonly string[];
+    readonly options?: readonly string[];
+  };
+  readonly 'device-info'?: GoDeviceInfo;
+  readonly gateway?: readonly string[];
+}
+
+export interface GoNetworkStatusOutcome {
+  /** What the NAD client's GetNetworkStatus decoded from the annotation. */
+  readonly statuses: readonly GoNetworkStatus[];
+  /** The annotation the NAD client's SetNetworkStatus writes for those statuses. */
+  readonly rewritten: string;
+}
+
 export interface GoAnswer {
   readonly id: number;
   readonly ok: boolean;
@@ -70,12 +106,14 @@ export interface GoAnswer {
   readonly stage?: string;
   readonly cni?: GoCniOutcome;
   readonly selections?: GoSelectionsOutcome;
+  readonly networkStatus?: GoNetworkStatusOutcome;
   readonly hello?: Readonly<Record<string, string>>;
 }
 
 export type GoRequest =
   | { readonly kind: 'cni'; readonly config: string; readonly nadName: string; readonly nadNamespace: string }
   | { readonly kind: 'selections'; readonly text: string; readonly podNamespace: string }
+  | { readonly kind: 'networkStatus'; readonly text: string }
   | { readonly kind: 'hello' };
 
 function cacheRoot(): string {

@@ -9,11 +9,10 @@ import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, createNamespace, idleResidentMiB, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { LAUNCH_ENV, LAUNCH_FLAGS, launchDaemon } from './launch-daemon.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -100,30 +99,11 @@ export async function teardown({ cp, dir }: Context): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-function residentMiB(pid: number | undefined): number {
-  const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
-  if (match?.[1] === undefined) throw new Error('no VmRSS');
-  return Number(match[1]) / 1024;
-}
-
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
-}
-
-/** RSS samples every second over the window, after the settle delay: [median, max]. */
-async function sampleIdle(pid: number | undefined, startedAt: number): Promise<[number, number]> {
-  await delay(Math.max(0, startedAt + SETTLE_MS - performance.now()));
-  const samples: number[] = [];
-  while (performance.now() < startedAt + SETTLE_MS + WINDOW_MS) {
-    samples.push(residentMiB(pid));
-    await delay(1_000);
-  }
-  samples.sort((a, b) => a - b);
-  return [samples[Math.floor(samples.length / 2)] ?? Number.NaN, samples.at(-1) ?? Number.NaN];
 }
 
 export const benchmarks = [
@@ -132,7 +112,7 @@ export const benchmarks = [
     once: async ({ config, kubeconfig }: Context) => {
       const daemon = await launchDaemon({ config, kubeconfig, nodeName: NODE, flags: launch.flags, env: launch.env });
       try {
-        const [median, max] = await sampleIdle(daemon.child.pid, performance.now());
+        const { median, max } = await idleResidentMiB(daemon.child.pid, performance.now(), SETTLE_MS, WINDOW_MS);
         const mb = (mib: number): number => (mib * 2 ** 20) / 1e6;
         return { idleRssMiB: median, idleRssMB: mb(median), idleMaxRssMiB: max, idleMaxRssMB: mb(max), targetMB: TARGET_MB };
       } finally {
@@ -145,7 +125,7 @@ export const benchmarks = [
     once: async () => {
       const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000);'], { stdio: 'ignore' });
       try {
-        const [median] = await sampleIdle(child.pid, performance.now());
+        const { median } = await idleResidentMiB(child.pid, performance.now(), SETTLE_MS, WINDOW_MS);
         return { idleRssMiB: median };
       } finally {
         await stop(child);

@@ -10,3 +10,4 @@ export * from './tcp-proxy.ts';
 export { leaveStaleSocket } from './stale-socket.ts';
 export * from './stored-object.ts';
 export { type ClientCertificate, LocalPki } from './certs.ts';
+export * from './process-memory.ts';

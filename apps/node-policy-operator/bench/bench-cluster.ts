@@ -1,0 +1,116 @@
+// The cluster of the operator benchmarks, on a loopback control plane with an audit log: 50 nodes, each with
+// a SriovNetworkNodeState of 4 PFs × 64 VFs, and 200 policies that all select every node, each one VF of one
+// PF (pfNames "ensNf0#k-k"), each referencing its own SriovNetwork, made ready by the SriovNetwork
+// reconciler. A node's SriovResourcePolicy thus holds 200 configs. No generated object exists yet.
+import pino from 'pino';
+import { KubeClient, resourceTypes } from '@sriov-dra/k8s';
+import { DEFAULT_KUBE_API_BURST, DEFAULT_KUBE_API_QPS } from '../src/cli/run-flags.ts';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import type { NodePolicyReconcilerOptions } from '../src/dra/node-policy-reconciler.ts';
+import { reconcileSriovNetwork } from '../src/network/sriov-network-reconciler.ts';
+
+export const OPERATOR_NS = 'sriov-network-operator';
+export const NODES = 50;
+export const PFS_PER_NODE = 4;
+export const VFS_PER_PF = 64;
+export const POLICIES = 200;
+/** The user the operator's requests are made as (filtered in the audit log). */
+export const OPERATOR_USER = 'bench-operator';
+
+export interface BenchCluster {
+  readonly cp: ControlPlane;
+  readonly options: NodePolicyReconcilerOptions;
+}
+
+/** Runs `tasks` with at most `limit` in flight (setup only: thousands of objects). */
+async function inBatches(tasks: readonly (() => Promise<unknown>)[], limit = 16): Promise<void> {
+  for (let start = 0; start < tasks.length; start += limit) await Promise.all(tasks.slice(start, start + limit).map((task) => task()));
+}
+
+function nodeState(node: string): Record<string, unknown> {
+  return {
+    interfaces: Array.from({ length: PFS_PER_NODE }, (_unused, pf) => ({
+      name: `ens${String(pf)}f0`,
+      pciAddress: `0000:${String(0x30 + pf * 0x10).padStart(2, '0')}:00.0`,
+      vendor: '15b3',
+      deviceID: '1017',
+      Vfs: Array.from({ length: VFS_PER_PF }, (_vf, vfID) => ({
+        pciAddress: `0000:${String(0x31 + pf * 0x10).padStart(2, '0')}:${String(Math.floor(vfID / 8)).padStart(2, '0')}.${String(vfID % 8)}`,
+        vfID,
+        vendor: '15b3',
+        deviceID: '1018',
+      })),
+    })),
+    node,
+  };
+}
+
+export async function startBenchCluster(): Promise<BenchCluster> {
+  const cp = await startControlPlane({ audit: true });
+  const admin = cp.adminClient;
+  await installCrds(admin);
+  await createNamespace(admin, OPERATOR_NS);
+  await createNamespace(admin, 'workloads');
+  await inBatches(
+    Array.from({ length: NODES }, (_unused, index) => async () => {
+      const name = `node-${String(index)}`;
+      await admin.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { bench: 'true', 'kubernetes.io/hostname': name } } });
+      await admin.create(
+        resourceTypes.sriovNetworkNodeState,
+        { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name, namespace: OPERATOR_NS }, spec: {} },
+        { namespace: OPERATOR_NS },
+      );
+      const { interfaces } = nodeState(name);
+      await admin.patch(
+        resourceTypes.sriovNetworkNodeState,
+        { namespace: OPERATOR_NS, name, subresource: 'status' },
+        { status: { interfaces } },
+        'application/merge-patch+json',
+      );
+    }),
+  );
+  const common = { operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io', logger: pino({ level: 'silent' }) };
+  await inBatches(
+    Array.from({ length: POLICIES }, (_unused, index) => async () => {
+      const rail = `rail-${String(index)}`;
+      await admin.create(
+        resourceTypes.sriovNetwork,
+        {
+          apiVersion: 'sriovnetwork.openshift.io/v1',
+          kind: 'SriovNetwork',
+          metadata: { name: rail, namespace: OPERATOR_NS },
+          spec: { resourceName: 'sriov_vfs', networkNamespace: 'workloads', ipam: '{"type":"host-local","subnet":"10.0.0.0/16"}' },
+        },
+        { namespace: OPERATOR_NS },
+      );
+      await reconcileSriovNetwork({ namespace: OPERATOR_NS, name: rail }, { ...common, client: admin });
+      const pf = index % PFS_PER_NODE;
+      const vf = Math.floor(index / PFS_PER_NODE);
+      await admin.create(
+        resourceTypes.sriovNetworkNodePolicy,
+        {
+          apiVersion: 'sriovnetwork.openshift.io/v1',
+          kind: 'SriovNetworkNodePolicy',
+          metadata: { name: `policy-${String(index)}`, namespace: OPERATOR_NS },
+          spec: {
+            resourceName: 'sriov_vfs',
+            nodeSelector: { bench: 'true' },
+            numVfs: VFS_PER_PF,
+            nicSelector: { vendor: '15b3', pfNames: [`ens${String(pf)}f0#${String(vf)}-${String(vf)}`] },
+            dra: {
+              attributes: {
+                'sriovnetwork.openshift.io/sriovNetworkName': { string: rail },
+                'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NS },
+                'example.com/rail': { int: index },
+              },
+            },
+          },
+        },
+        { namespace: OPERATOR_NS },
+      );
+    }),
+  );
+  // The operator's own request budget, not the test clients' generous one.
+  const client = KubeClient.fromConfig(cp.clientFor(OPERATOR_USER, ['system:masters']).config, { qps: DEFAULT_KUBE_API_QPS, burst: DEFAULT_KUBE_API_BURST });
+  return { cp, options: { ...common, client, draEnabled: true } };
+}

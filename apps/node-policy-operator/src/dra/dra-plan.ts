@@ -10,6 +10,7 @@ import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_POLICY_UID_LABEL } from '.
 import { selectNicVfs, policySelectsNode } from './nic-selection.ts';
 import type { NodeInventory } from './node-inventory.ts';
 import { DEFAULT_POLICY_NAME, DEFAULT_POLICY_PRIORITY, type NodePolicy } from './node-policy.ts';
+import { RESOURCE_POOL_LABEL, buildPoolDeviceAttributes, extendedResourceName, poolName } from './legacy-pool.ts';
 import { buildPolicyDeviceAttributes } from './policy-device-attributes.ts';
 import type { SourceResolution } from './source-reference.ts';
 
@@ -42,7 +43,12 @@ export interface PolicyVerdict {
 export interface DraPlan {
   /** Complete per-policy DeviceAttributes of the policies whose attributes may be published. */
   readonly deviceAttributes: readonly Record<string, unknown>[];
-  /** One SriovResourcePolicy per node a managed policy selects; empty configs where the node is unsafe. */
+  /** One pool DeviceAttributes per resourceName that policies without spec.dra still use. */
+  readonly poolAttributes: readonly Record<string, unknown>[];
+  /**
+   * One SriovResourcePolicy per node a policy selects: managed policies select their own object, policies
+   * without spec.dra their pool's; empty configs where the node is unsafe.
+   */
   readonly resourcePolicies: readonly { readonly node: string; readonly spec: SriovResourcePolicySpec }[];
   /** For each policy with spec.dra (by UID). */
   readonly verdicts: ReadonlyMap<string, PolicyVerdict>;
@@ -138,13 +144,14 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
           : { reason: source.reason, message: source.message };
     managed.push({ policy, dra: validated.value, blocked, nodeProblem: null, nodes: [] });
   }
-  if (!input.draEnabled) return { deviceAttributes: [], resourcePolicies: [], verdicts, dependencies };
+  if (!input.draEnabled) return { deviceAttributes: [], poolAttributes: [], resourcePolicies: [], verdicts, dependencies };
+  const legacy = sorted.filter((policy) => policy.spec.dra === undefined && !isDefaultPolicy(policy, input.operatorNamespace));
 
   const resourcePolicies: { node: string; spec: SriovResourcePolicySpec }[] = [];
   const managedUIDs = new Set(managed.map(({ policy }) => policy.metadata.uid));
   for (const node of input.nodes.toSorted((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const onNode = managed.filter(({ policy }) => policySelectsNode(policy, node.labels));
-    if (onNode.length === 0) continue;
+    if (onNode.length === 0 && !legacy.some((policy) => policySelectsNode(policy, node.labels))) continue;
     for (const entry of onNode) entry.nodes.push(node.name);
     const hostname = node.labels['kubernetes.io/hostname'] ?? node.name;
     const nodeSelector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In' as const, values: [hostname] }] }] };
@@ -165,17 +172,26 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
     const claims = new Map<string, NodePolicy[]>();
     const configs: { deviceAttributesSelector: { matchLabels: Record<string, string> }; resourceFilters: ResourceFilter[] }[] = [];
     let untranslatable: string | undefined;
-    for (const policy of sorted.filter((candidate) => policySelectsNode(candidate, node.labels))) {
+    for (const policy of sorted.filter((candidate) => !isDefaultPolicy(candidate, input.operatorNamespace) && policySelectsNode(candidate, node.labels))) {
+      const isManaged = managedUIDs.has(policy.metadata.uid);
+      if (!isManaged && policy.spec.dra !== undefined) continue;
       const selection = selectNicVfs(policy, inventory);
       if (selection.kind === 'untranslatable') {
-        if (managedUIDs.has(policy.metadata.uid)) untranslatable ??= `policy ${policy.metadata.name} on node ${node.name}: ${selection.reason}`;
+        // A legacy selector without an exact filter (netFilter) advertises nothing rather than something else.
+        if (isManaged) untranslatable ??= `policy ${policy.metadata.name} on node ${node.name}: ${selection.reason}`;
         continue;
       }
       for (const vf of selection.vfs) claims.set(vf.pciAddress, [...(claims.get(vf.pciAddress) ?? []), policy]);
-      if (!managedUIDs.has(policy.metadata.uid) || selection.filters.length === 0) continue;
+      if (selection.filters.length === 0) continue;
+      // A vfio-pci policy's VFs are advertised once the config daemon has bound them to vfio-pci (upstream's filter).
+      const drivers = policy.spec.deviceType === 'vfio-pci' ? { drivers: ['vfio-pci'] } : {};
       configs.push({
-        deviceAttributesSelector: { matchLabels: { [GENERATED_BY_LABEL]: GENERATED_BY_VALUE, [NODE_POLICY_UID_LABEL]: policy.metadata.uid } },
-        resourceFilters: [...selection.filters],
+        deviceAttributesSelector: {
+          matchLabels: isManaged
+            ? { [GENERATED_BY_LABEL]: GENERATED_BY_VALUE, [NODE_POLICY_UID_LABEL]: policy.metadata.uid }
+            : { [RESOURCE_POOL_LABEL]: poolName(policy.spec.resourceName) },
+        },
+        resourceFilters: selection.filters.map((filter) => ({ ...filter, ...drivers })),
       });
     }
     if (untranslatable !== undefined) {
@@ -205,7 +221,7 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
         policyUID: uid,
         namespace: input.operatorNamespace,
         dra: entry.dra,
-        resourceName: `${input.resourcePrefix}/${entry.policy.spec.resourceName}`,
+        resourceName: extendedResourceName(input.resourcePrefix, entry.policy.spec.resourceName),
         sourceNad: source === null || source === undefined || !source.ok ? null : source.nad,
       });
       deviceAttributes.push(object);
@@ -221,5 +237,9 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
         },
     );
   }
-  return { deviceAttributes, resourcePolicies, verdicts, dependencies };
+  const pools = new Map(legacy.map((policy) => [poolName(policy.spec.resourceName), policy.spec.resourceName]));
+  const poolAttributes = [...pools.values()].map((resourceName) =>
+    buildPoolDeviceAttributes({ namespace: input.operatorNamespace, resourcePrefix: input.resourcePrefix, resourceName }),
+  );
+  return { deviceAttributes, poolAttributes, resourcePolicies, verdicts, dependencies };
 }

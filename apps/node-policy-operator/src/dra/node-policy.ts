@@ -24,6 +24,8 @@ export const nodePolicySchema = z.looseObject({
       pfNames: z.array(z.string()).nullable().optional(),
       netFilter: z.string().optional(),
     }),
+    /** netdevice (default) or vfio-pci. */
+    deviceType: z.string().optional(),
     dra: z.unknown().optional(),
   }),
 });

@@ -379,6 +379,58 @@ describe('node-policy DRA generator', () => {
     await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'default' });
   }, 30_000);
 
+  it('a policy without spec.dra gets its resourceName pool as upstream generates it, and loses it with the last such policy', async () => {
+    await client.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-2', labels: { legacy: 'true' } } });
+    await client.create(
+      resourceTypes.sriovNetworkNodeState,
+      { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: 'worker-2', namespace: OPERATOR_NS }, spec: {} },
+      { namespace: OPERATOR_NS },
+    );
+    await client.patch(
+      resourceTypes.sriovNetworkNodeState,
+      { namespace: OPERATOR_NS, name: 'worker-2', subresource: 'status' },
+      { status: { interfaces: [{ name: 'ens3f0', pciAddress: '0000:af:00.0', Vfs: [{ pciAddress: '0000:af:00.2', vfID: 0 }] }] } },
+      'application/merge-patch+json',
+    );
+    const independent = await client.create(
+      resourceTypes.deviceAttributes,
+      {
+        apiVersion: 'sriovnetwork.k8snetworkplumbingwg.io/v1alpha1',
+        kind: 'DeviceAttributes',
+        metadata: { name: 'site-overlay', namespace: OPERATOR_NS, labels: { 'sriovnetwork.openshift.io/resource-pool': 'legacy-nic' } },
+        spec: { attributes: { 'example.com/site': { string: 'east' } } },
+      },
+      { namespace: OPERATOR_NS },
+    );
+    await createPolicy({
+      ...railPolicy('legacy-policy', ['ens3f0'], undefined),
+      spec: { resourceName: 'legacy_nic', nodeSelector: { legacy: 'true' }, numVfs: 1, nicSelector: { pfNames: ['ens3f0'] }, deviceType: 'vfio-pci' },
+    });
+    await reconcileNodePolicies(options);
+    const pool = await client.get<Attributes>(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: 'legacy-nic-attrs' });
+    expect(pool.metadata.labels).toEqual({ [GENERATED_BY]: 'sriov-network-operator', 'sriovnetwork.openshift.io/resource-pool': 'legacy-nic' });
+    expect(pool.spec.attributes).toEqual({ [RESOURCE_NAME]: { string: 'openshift.io/legacy_nic' } });
+    const worker2 = await client.get<ResourcePolicy>(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: 'worker-2' });
+    expect(worker2.metadata.labels).toEqual({ [GENERATED_BY]: 'sriov-network-operator', 'sriovnetwork.openshift.io/node': 'worker-2' });
+    expect(worker2.spec.configs).toEqual([
+      {
+        deviceAttributesSelector: { matchLabels: { 'sriovnetwork.openshift.io/resource-pool': 'legacy-nic' } },
+        resourceFilters: [{ pfPciAddresses: ['0000:af:00.0'], drivers: ['vfio-pci'] }],
+      },
+    ]);
+
+    await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'legacy-policy' });
+    await reconcileNodePolicies(options);
+    await expect(client.get(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: 'legacy-nic-attrs' })).rejects.toMatchObject({
+      code: 'ApiNotFound',
+    });
+    await expect(client.get(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: 'worker-2' })).rejects.toMatchObject({ code: 'ApiNotFound' });
+    // An object this operator did not generate stays, whatever labels it carries.
+    expect((await client.get(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: 'site-overlay' })).metadata.resourceVersion).toBe(
+      independent.metadata.resourceVersion,
+    );
+  }, 60_000);
+
   it('with the DRA provider disabled, a valid block is staged: DRAInactive, nothing generated for it', async () => {
     await reconcileNodePolicies({ ...options, draEnabled: false });
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'DRAInactive' });

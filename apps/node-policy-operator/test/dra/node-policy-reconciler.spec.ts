@@ -187,6 +187,33 @@ describe('node-policy DRA generator', () => {
     });
   }, 30_000);
 
+  it('reports, and does not overwrite, a field another manager took over', async () => {
+    const name = `dra-policy-${railA.metadata.uid}-attrs`;
+    await client.patch(
+      resourceTypes.deviceAttributes,
+      { namespace: OPERATOR_NS, name },
+      JSON.stringify({
+        apiVersion: 'sriovnetwork.k8snetworkplumbingwg.io/v1alpha1',
+        kind: 'DeviceAttributes',
+        metadata: { name, namespace: OPERATOR_NS },
+        spec: { attributes: { [NAD_NAME]: { string: 'hand-edited' } } },
+      }),
+      'application/apply-patch+yaml',
+      { fieldManager: 'someone-else', force: true },
+    );
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-a-policy')).toMatchObject({
+      status: 'False',
+      reason: 'DRAConfigurationSyncFailed',
+      message: expect.stringContaining('held by another field manager'),
+    });
+    expect((await attributesOf(railA.metadata.uid))?.spec.attributes[NAD_NAME]).toEqual({ string: 'hand-edited' });
+    // The conflict is for an administrator to settle; here the other manager's edit is undone by deleting the object.
+    await client.delete(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name });
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
+  }, 60_000);
+
   it.each([
     ['a changed NAD config', { spec: { config: '{"cniVersion":"1.0.0","name":"rail-a-net","type":"sriov"}' } }, 'differs from what'],
     ['a removed owner marker', { metadata: { annotations: { 'sriovnetwork.openshift.io/owner-ref': null } } }, 'owner marker'],

@@ -21,7 +21,6 @@ const LAUNCH_FLAGS = ['--max-semi-space-size=2', '--optimize-for-size', '--no-sp
 const LAUNCH_ENV = { MALLOC_ARENA_MAX: '2' };
 const SETTLE_MS = 15_000;
 const WINDOW_MS = 30_000;
-const TARGET_MB = 80;
 
 interface Context extends BenchCluster {
   readonly dir: string;
@@ -74,7 +73,7 @@ export const benchmarks = [
           { timeoutMs: 120_000, alive: () => child.exitCode === null },
         );
         const { median, max } = await idleResidentMiB(child.pid, performance.now(), SETTLE_MS, WINDOW_MS);
-        return { idleRssMiB: median, idleRssMB: (median * 1024 * 1024) / 1e6, idleMaxRssMB: (max * 1024 * 1024) / 1e6, targetMB: TARGET_MB };
+        return { idleRssMiB: median, idleRssMB: (median * 1024 * 1024) / 1e6, idleMaxRssMB: (max * 1024 * 1024) / 1e6 };
       } finally {
         await stop(child);
       }

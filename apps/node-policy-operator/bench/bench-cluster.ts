@@ -8,6 +8,7 @@ import { DEFAULT_KUBE_API_BURST, DEFAULT_KUBE_API_QPS } from '../src/cli/run-fla
 import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import type { NodePolicyReconcilerOptions } from '../src/dra/node-policy-reconciler.ts';
 import { reconcileSriovNetwork } from '../src/network/sriov-network-reconciler.ts';
+import { type InventoryInterface, draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../test/cluster-objects.ts';
 
 export const OPERATOR_NS = 'sriov-network-operator';
 export const NODES = 50;
@@ -27,22 +28,21 @@ async function inBatches(tasks: readonly (() => Promise<unknown>)[], limit = 16)
   for (let start = 0; start < tasks.length; start += limit) await Promise.all(tasks.slice(start, start + limit).map((task) => task()));
 }
 
-function nodeState(node: string): Record<string, unknown> {
-  return {
-    interfaces: Array.from({ length: PFS_PER_NODE }, (_unused, pf) => ({
-      name: `ens${String(pf)}f0`,
-      pciAddress: `0000:${String(0x30 + pf * 0x10).padStart(2, '0')}:00.0`,
+/** 4 PFs on their own buses, each with 64 VFs on the next bus. */
+function inventory(): InventoryInterface[] {
+  const hex = (value: number): string => value.toString(16).padStart(2, '0');
+  return Array.from({ length: PFS_PER_NODE }, (_unused, pf) => ({
+    name: `ens${String(pf)}f0`,
+    pciAddress: `0000:${hex(0x30 + pf * 0x10)}:00.0`,
+    vendor: '15b3',
+    deviceID: '1017',
+    Vfs: Array.from({ length: VFS_PER_PF }, (_vf, vfID) => ({
+      pciAddress: `0000:${hex(0x31 + pf * 0x10)}:${hex(Math.floor(vfID / 8))}.${String(vfID % 8)}`,
+      vfID,
       vendor: '15b3',
-      deviceID: '1017',
-      Vfs: Array.from({ length: VFS_PER_PF }, (_vf, vfID) => ({
-        pciAddress: `0000:${String(0x31 + pf * 0x10).padStart(2, '0')}:${String(Math.floor(vfID / 8)).padStart(2, '0')}.${String(vfID % 8)}`,
-        vfID,
-        vendor: '15b3',
-        deviceID: '1018',
-      })),
+      deviceID: '1018',
     })),
-    node,
-  };
+  }));
 }
 
 export async function startBenchCluster(): Promise<BenchCluster> {
@@ -54,19 +54,7 @@ export async function startBenchCluster(): Promise<BenchCluster> {
   await inBatches(
     Array.from({ length: NODES }, (_unused, index) => async () => {
       const name = `node-${String(index)}`;
-      await admin.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { bench: 'true', 'kubernetes.io/hostname': name } } });
-      await admin.create(
-        resourceTypes.sriovNetworkNodeState,
-        { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name, namespace: OPERATOR_NS }, spec: {} },
-        { namespace: OPERATOR_NS },
-      );
-      const { interfaces } = nodeState(name);
-      await admin.patch(
-        resourceTypes.sriovNetworkNodeState,
-        { namespace: OPERATOR_NS, name, subresource: 'status' },
-        { status: { interfaces } },
-        'application/merge-patch+json',
-      );
+      await seedNode(admin, OPERATOR_NS, name, { bench: 'true', 'kubernetes.io/hostname': name }, inventory());
     }),
   );
   const common = { operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io', logger: pino({ level: 'silent' }) };
@@ -75,12 +63,7 @@ export async function startBenchCluster(): Promise<BenchCluster> {
       const rail = `rail-${String(index)}`;
       await admin.create(
         resourceTypes.sriovNetwork,
-        {
-          apiVersion: 'sriovnetwork.openshift.io/v1',
-          kind: 'SriovNetwork',
-          metadata: { name: rail, namespace: OPERATOR_NS },
-          spec: { resourceName: 'sriov_vfs', networkNamespace: 'workloads', ipam: '{"type":"host-local","subnet":"10.0.0.0/16"}' },
-        },
+        sriovNetworkBody(OPERATOR_NS, rail, { resourceName: 'sriov_vfs', networkNamespace: 'workloads', ipam: '{"type":"host-local","subnet":"10.0.0.0/16"}' }),
         { namespace: OPERATOR_NS },
       );
       await reconcileSriovNetwork({ namespace: OPERATOR_NS, name: rail }, { ...common, client: admin });
@@ -88,24 +71,13 @@ export async function startBenchCluster(): Promise<BenchCluster> {
       const vf = Math.floor(index / PFS_PER_NODE);
       await admin.create(
         resourceTypes.sriovNetworkNodePolicy,
-        {
-          apiVersion: 'sriovnetwork.openshift.io/v1',
-          kind: 'SriovNetworkNodePolicy',
-          metadata: { name: `policy-${String(index)}`, namespace: OPERATOR_NS },
-          spec: {
-            resourceName: 'sriov_vfs',
-            nodeSelector: { bench: 'true' },
-            numVfs: VFS_PER_PF,
-            nicSelector: { vendor: '15b3', pfNames: [`ens${String(pf)}f0#${String(vf)}-${String(vf)}`] },
-            dra: {
-              attributes: {
-                'sriovnetwork.openshift.io/sriovNetworkName': { string: rail },
-                'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NS },
-                'example.com/rail': { int: index },
-              },
-            },
-          },
-        },
+        nodePolicyBody(OPERATOR_NS, `policy-${String(index)}`, {
+          resourceName: 'sriov_vfs',
+          nodeSelector: { bench: 'true' },
+          numVfs: VFS_PER_PF,
+          nicSelector: { vendor: '15b3', pfNames: [`ens${String(pf)}f0#${String(vf)}-${String(vf)}`] },
+          dra: draReference(OPERATOR_NS, rail, { 'example.com/rail': { int: index } }),
+        }),
         { namespace: OPERATOR_NS },
       );
     }),

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { EventRecorder, type KubeClient, LeaderElector, startHealthServer } from '@sriov-dra/k8s';
+import { EventRecorder, type KubeClient, type LeaderElectionOptions, LeaderElector, startHealthServer } from '@sriov-dra/k8s';
 import { type NodePolicyController, startNodePolicyController } from './dra/node-policy-controller.ts';
 import { type SriovNetworkController, startSriovNetworkController } from './network/sriov-network-controller.ts';
 
@@ -11,14 +11,7 @@ export interface OperatorSettings {
   /** Port of /healthz, /readyz and /metrics; 0 picks a free port. */
   readonly healthPort: number;
   /** Absent: this instance leads alone (one replica, or tests). */
-  readonly leaderElection?: {
-    readonly namespace: string;
-    readonly name: string;
-    readonly identity: string;
-    readonly leaseDurationMs?: number;
-    readonly renewDeadlineMs?: number;
-    readonly retryPeriodMs?: number;
-  };
+  readonly leaderElection?: Pick<LeaderElectionOptions, 'namespace' | 'name' | 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>;
 }
 
 export interface Operator {

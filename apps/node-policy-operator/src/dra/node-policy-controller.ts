@@ -1,5 +1,6 @@
 import type { KubeObject } from '@sriov-dra/k8s';
 import { Informer, WorkQueue, resourceTypes } from '@sriov-dra/k8s';
+import { type ControllerLoop, startControllerLoop } from '../controller/controller-loop.ts';
 import { renderSourceNad } from '../render/source-nad.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { referenceKey, referencedSriovNetworks } from './dra-plan.ts';
@@ -16,10 +17,7 @@ export interface NodePolicyControllerOptions extends NodePolicyReconcilerOptions
   readonly onReconciled?: (summary: NodePolicyReconcileSummary) => void;
 }
 
-export interface NodePolicyController {
-  waitForSync(signal?: AbortSignal): Promise<void>;
-  stop(): Promise<void>;
-}
+export type NodePolicyController = ControllerLoop;
 
 /** What the policies depend on: referenced SriovNetworks and the NADs they render to (`<namespace>/<name>`). */
 export interface Dependencies {
@@ -62,7 +60,6 @@ const labelsChanged = (previous: KubeObject, current: KubeObject): boolean =>
  */
 export function startNodePolicyController(options: NodePolicyControllerOptions): NodePolicyController {
   const { client, logger, operatorNamespace } = options;
-  const abort = new AbortController();
   const queue = new WorkQueue();
   const wake = (): void => {
     queue.add(INVENTORY_KEY);
@@ -162,40 +159,18 @@ export function startNodePolicyController(options: NodePolicyControllerOptions):
     wake();
   }
 
-  const informers = [networks, policies, nads, nodes, states];
-  const running = informers.map((informer) => informer.run(abort.signal));
-  const worker = (async () => {
-    await Promise.all(informers.map((informer) => informer.waitForSync(abort.signal))).catch(() => undefined);
-    refresh();
-    wake();
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
-      try {
-        const summary = await reconcileNodePolicies(options, abort.signal);
-        // A SriovNetwork created after its policy: its NAD's place is known only now.
-        refresh();
-        options.onReconciled?.(summary);
-        if (summary.failures.length > 0) queue.addRateLimited(key);
-        else queue.forget(key);
-      } catch (error) {
-        if (abort.signal.aborted) return;
-        logger.warn({ err: error, failures: queue.failuresOf(key) + 1 }, 'node-policy reconciliation failed; retrying');
-        queue.addRateLimited(key);
-      } finally {
-        queue.done(key);
-      }
-    }
-  })();
-
-  return {
-    async waitForSync(signal) {
-      await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
+  return startControllerLoop({
+    name: 'node-policy',
+    informers: [networks, policies, nads, nodes, states] as Informer<KubeObject>[],
+    queue,
+    logger,
+    onSynced: refreshAndWake,
+    reconcile: async (_key, signal) => {
+      const summary = await reconcileNodePolicies(options, signal);
+      // A SriovNetwork created after its policy: its NAD's place is known only now.
+      refresh();
+      options.onReconciled?.(summary);
+      return summary.failures.length > 0 ? 'retry' : 'done';
     },
-    async stop() {
-      abort.abort();
-      queue.shutDown();
-      await Promise.allSettled([...running, worker]);
-    },
-  };
+  });
 }

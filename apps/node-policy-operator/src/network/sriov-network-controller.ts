@@ -1,4 +1,5 @@
 import { Informer, type KubeObject, WorkQueue, objectKey, resourceTypes } from '@sriov-dra/k8s';
+import { type ControllerLoop, startControllerLoop } from '../controller/controller-loop.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { type SriovNetworkReconcilerOptions, reconcileSriovNetwork } from './sriov-network-reconciler.ts';
 
@@ -9,11 +10,7 @@ export interface SriovNetworkControllerOptions extends SriovNetworkReconcilerOpt
   readonly resyncMs?: number;
 }
 
-export interface SriovNetworkController {
-  /** Resolves once every informer has listed, so the first reconciliations see the whole cluster. */
-  waitForSync(signal?: AbortSignal): Promise<void>;
-  stop(): Promise<void>;
-}
+export type SriovNetworkController = ControllerLoop;
 
 /** Which SriovNetworks a NAD event concerns: one of its name in its namespace or in the operator namespace (upstream's mapping). */
 export function networksForNad(nad: KubeObject, networks: { get(key: string): unknown }, operatorNamespace: string): string[] {
@@ -36,7 +33,6 @@ export function networksForNamespace(namespace: string, networks: readonly Netwo
  */
 export function startSriovNetworkController(options: SriovNetworkControllerOptions): SriovNetworkController {
   const { client, logger, operatorNamespace } = options;
-  const abort = new AbortController();
   const queue = new WorkQueue();
   const enqueue = (key: string): void => {
     queue.add(key);
@@ -97,36 +93,15 @@ export function startSriovNetworkController(options: SriovNetworkControllerOptio
       },
     },
   );
-  const informers = [networks, nads, namespaces];
-  const running = informers.map((informer) => informer.run(abort.signal));
-
-  const worker = (async () => {
-    await Promise.all(informers.map((informer) => informer.waitForSync(abort.signal))).catch(() => undefined);
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
+  return startControllerLoop({
+    name: 'SriovNetwork',
+    informers: [networks, nads, namespaces] as Informer<KubeObject>[],
+    queue,
+    logger,
+    reconcile: async (key, signal) => {
       const [namespace = '', name = ''] = key.split('/');
-      try {
-        await reconcileSriovNetwork({ namespace, name }, options, abort.signal);
-        queue.forget(key);
-      } catch (error) {
-        if (abort.signal.aborted) return;
-        logger.warn({ err: error, sriovNetwork: key, failures: queue.failuresOf(key) + 1 }, 'SriovNetwork reconciliation failed; retrying');
-        queue.addRateLimited(key);
-      } finally {
-        queue.done(key);
-      }
-    }
-  })();
-
-  return {
-    async waitForSync(signal) {
-      await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
+      await reconcileSriovNetwork({ namespace, name }, options, signal);
+      return 'done';
     },
-    async stop() {
-      abort.abort();
-      queue.shutDown();
-      await Promise.allSettled([...running, worker]);
-    },
-  };
+  });
 }

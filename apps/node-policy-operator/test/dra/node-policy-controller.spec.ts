@@ -7,6 +7,7 @@ import pino from 'pino';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type NodePolicyController, startNodePolicyController } from '../../src/dra/node-policy-controller.ts';
+import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
 
 const OPERATOR_NS = 'sriov-network-operator';
@@ -26,18 +27,9 @@ beforeAll(async () => {
   client = cp.adminClient;
   await installCrds(client);
   await createNamespace(client, OPERATOR_NS);
-  await client.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE, labels: { rail: 'true' } } });
-  const state = await client.create(
-    resourceTypes.sriovNetworkNodeState,
-    { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: NODE, namespace: OPERATOR_NS }, spec: {} },
-    { namespace: OPERATOR_NS },
-  );
-  await client.patch(
-    resourceTypes.sriovNetworkNodeState,
-    { namespace: OPERATOR_NS, name: state.metadata.name, subresource: 'status' },
-    { status: { interfaces: [{ name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] }] } },
-    'application/merge-patch+json',
-  );
+  await seedNode(client, OPERATOR_NS, NODE, { rail: 'true' }, [
+    { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
+  ]);
   controller = startNodePolicyController({
     ...common,
     client,
@@ -92,23 +84,13 @@ describe('node-policy controller, running', () => {
   it('recovers when the referenced SriovNetwork appears, and follows status-only Ready changes both ways', async () => {
     await client.create(
       resourceTypes.sriovNetworkNodePolicy,
-      {
-        apiVersion: 'sriovnetwork.openshift.io/v1',
-        kind: 'SriovNetworkNodePolicy',
-        metadata: { name: 'rail-a-policy', namespace: OPERATOR_NS },
-        spec: {
-          resourceName: 'sriov_vfs',
-          nodeSelector: { rail: 'true' },
-          numVfs: 4,
-          nicSelector: { pfNames: ['ens1f0'] },
-          dra: {
-            attributes: {
-              'sriovnetwork.openshift.io/sriovNetworkName': { string: 'rail-a-net' },
-              'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NS },
-            },
-          },
-        },
-      },
+      nodePolicyBody(OPERATOR_NS, 'rail-a-policy', {
+        resourceName: 'sriov_vfs',
+        nodeSelector: { rail: 'true' },
+        numVfs: 4,
+        nicSelector: { pfNames: ['ens1f0'] },
+        dra: draReference(OPERATOR_NS, 'rail-a-net'),
+      }),
       { namespace: OPERATOR_NS },
     );
     await until('SriovNetworkNotFound');
@@ -116,13 +98,10 @@ describe('node-policy controller, running', () => {
     await createNamespace(client, 'ai-workloads');
     await client.create(
       resourceTypes.sriovNetwork,
+      sriovNetworkBody(OPERATOR_NS, 'rail-a-net', { resourceName: 'sriov_vfs', networkNamespace: 'ai-workloads' }),
       {
-        apiVersion: 'sriovnetwork.openshift.io/v1',
-        kind: 'SriovNetwork',
-        metadata: { name: 'rail-a-net', namespace: OPERATOR_NS },
-        spec: { resourceName: 'sriov_vfs', networkNamespace: 'ai-workloads' },
+        namespace: OPERATOR_NS,
       },
-      { namespace: OPERATOR_NS },
     );
     // No SriovNetwork controller runs here: its one reconciliation writes the NAD and Ready=True, and the
     // node-policy controller has to notice on its own.

@@ -7,6 +7,7 @@ import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s'
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, storeObjectDirectly, waitFor } from '@sriov-dra/k8s/testing';
 import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
+import { seedNode } from '../cluster-objects.ts';
 
 const OPERATOR_NS = 'sriov-network-operator';
 const NODE = 'worker-1';
@@ -39,28 +40,18 @@ beforeAll(async () => {
   await installCrds(client);
   await createNamespace(client, OPERATOR_NS);
   options = { client, logger: pino({ level: 'silent' }), operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io', draEnabled: true };
-  await client.create(resourceTypes.node, {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: NODE, labels: { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': NODE } },
-  });
-  const state = await client.create(
-    resourceTypes.sriovNetworkNodeState,
-    { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: NODE, namespace: OPERATOR_NS }, spec: {} },
-    { namespace: OPERATOR_NS },
-  );
-  const interfaces = PFS.map((pf) => ({
-    name: pf.name,
-    pciAddress: pf.pciAddress,
-    vendor: '15b3',
-    deviceID: '1017',
-    Vfs: [0, 1, 2, 3].map((vfID) => ({ pciAddress: `0000:${pf.bus}:00.${String(vfID + 2)}`, vfID, vendor: '15b3', deviceID: '1018', driver: 'mlx5_core' })),
-  }));
-  await client.patch(
-    resourceTypes.sriovNetworkNodeState,
-    { namespace: OPERATOR_NS, name: state.metadata.name, subresource: 'status' },
-    { status: { interfaces } },
-    'application/merge-patch+json',
+  await seedNode(
+    client,
+    OPERATOR_NS,
+    NODE,
+    { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': NODE },
+    PFS.map((pf) => ({
+      name: pf.name,
+      pciAddress: pf.pciAddress,
+      vendor: '15b3',
+      deviceID: '1017',
+      Vfs: [0, 1, 2, 3].map((vfID) => ({ pciAddress: `0000:${pf.bus}:00.${String(vfID + 2)}`, vfID, vendor: '15b3', deviceID: '1018' })),
+    })),
   );
 }, 120_000);
 
@@ -407,18 +398,9 @@ describe('node-policy DRA generator', () => {
   }, 30_000);
 
   it('a policy without spec.dra gets its resourceName pool as upstream generates it, and loses it with the last such policy', async () => {
-    await client.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-2', labels: { legacy: 'true' } } });
-    await client.create(
-      resourceTypes.sriovNetworkNodeState,
-      { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: 'worker-2', namespace: OPERATOR_NS }, spec: {} },
-      { namespace: OPERATOR_NS },
-    );
-    await client.patch(
-      resourceTypes.sriovNetworkNodeState,
-      { namespace: OPERATOR_NS, name: 'worker-2', subresource: 'status' },
-      { status: { interfaces: [{ name: 'ens3f0', pciAddress: '0000:af:00.0', Vfs: [{ pciAddress: '0000:af:00.2', vfID: 0 }] }] } },
-      'application/merge-patch+json',
-    );
+    await seedNode(client, OPERATOR_NS, 'worker-2', { legacy: 'true' }, [
+      { name: 'ens3f0', pciAddress: '0000:af:00.0', Vfs: [{ pciAddress: '0000:af:00.2', vfID: 0 }] },
+    ]);
     const independent = await client.create(
       resourceTypes.deviceAttributes,
       {

@@ -8,6 +8,7 @@ import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s'
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
+import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
 
 const OPERATOR_NS = 'sriov-network-operator';
 const USER = 'restricted-operator';
@@ -67,49 +68,23 @@ beforeAll(async () => {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op-base' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
   });
-  await admin.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-1', labels: { rail: 'true' } } });
-  await admin.create(
-    resourceTypes.sriovNetworkNodeState,
-    { apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodeState', metadata: { name: 'worker-1', namespace: OPERATOR_NS }, spec: {} },
-    { namespace: OPERATOR_NS },
-  );
-  await admin.patch(
-    resourceTypes.sriovNetworkNodeState,
-    { namespace: OPERATOR_NS, name: 'worker-1', subresource: 'status' },
-    { status: { interfaces: [{ name: 'ens1f0', pciAddress: '0000:3b:00.0', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] }] } },
-    'application/merge-patch+json',
-  );
+  await seedNode(admin, OPERATOR_NS, 'worker-1', { rail: 'true' }, [
+    { name: 'ens1f0', pciAddress: '0000:3b:00.0', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
+  ]);
   const common = { operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io', logger: pino({ level: 'silent' }) };
-  await admin.create(
-    resourceTypes.sriovNetwork,
-    {
-      apiVersion: 'sriovnetwork.openshift.io/v1',
-      kind: 'SriovNetwork',
-      metadata: { name: 'rail-a-net', namespace: OPERATOR_NS },
-      spec: { resourceName: 'r', networkNamespace: 'ai-workloads' },
-    },
-    { namespace: OPERATOR_NS },
-  );
+  await admin.create(resourceTypes.sriovNetwork, sriovNetworkBody(OPERATOR_NS, 'rail-a-net', { resourceName: 'r', networkNamespace: 'ai-workloads' }), {
+    namespace: OPERATOR_NS,
+  });
   await reconcileSriovNetwork({ namespace: OPERATOR_NS, name: 'rail-a-net' }, { ...common, client: admin });
   const policy = await admin.create(
     resourceTypes.sriovNetworkNodePolicy,
-    {
-      apiVersion: 'sriovnetwork.openshift.io/v1',
-      kind: 'SriovNetworkNodePolicy',
-      metadata: { name: 'rail-a-policy', namespace: OPERATOR_NS },
-      spec: {
-        resourceName: 'sriov_vfs',
-        nodeSelector: { rail: 'true' },
-        numVfs: 1,
-        nicSelector: { pfNames: ['ens1f0'] },
-        dra: {
-          attributes: {
-            'sriovnetwork.openshift.io/sriovNetworkName': { string: 'rail-a-net' },
-            'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NS },
-          },
-        },
-      },
-    },
+    nodePolicyBody(OPERATOR_NS, 'rail-a-policy', {
+      resourceName: 'sriov_vfs',
+      nodeSelector: { rail: 'true' },
+      numVfs: 1,
+      nicSelector: { pfNames: ['ens1f0'] },
+      dra: draReference(OPERATOR_NS, 'rail-a-net'),
+    }),
     { namespace: OPERATOR_NS },
   );
   policyUID = policy.metadata.uid;

@@ -1,0 +1,58 @@
+import type { Logger } from 'pino';
+import { type Informer, type KubeObject, WorkQueue } from '@sriov-dra/k8s';
+
+export interface ControllerLoop {
+  /** Resolves once every informer has listed, so the first reconciliations see the whole cluster. */
+  waitForSync(signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ControllerLoopOptions {
+  readonly name: string;
+  readonly informers: readonly Informer<KubeObject>[];
+  readonly queue: WorkQueue;
+  readonly logger: Logger;
+  /** Before the first key is handled, once every informer has listed. */
+  readonly onSynced?: () => void;
+  /** Reconciles one key; `retry` re-queues it with backoff, a throw does too and is logged. */
+  reconcile(key: string, signal: AbortSignal): Promise<'done' | 'retry'>;
+}
+
+/**
+ * One controller's machinery: its informers run (they only wake the controller by adding keys), and a
+ * single worker takes keys from the rate-limited queue once they have synced. A key is never handled twice
+ * at once, a key added while it is handled runs again after, and a failure backs off per key.
+ */
+export function startControllerLoop(options: ControllerLoopOptions): ControllerLoop {
+  const { queue, informers, logger } = options;
+  const abort = new AbortController();
+  const running = informers.map((informer) => informer.run(abort.signal));
+  const worker = (async () => {
+    await Promise.all(informers.map((informer) => informer.waitForSync(abort.signal))).catch(() => undefined);
+    options.onSynced?.();
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      try {
+        if ((await options.reconcile(key, abort.signal)) === 'retry') queue.addRateLimited(key);
+        else queue.forget(key);
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        logger.warn({ err: error, key, failures: queue.failuresOf(key) + 1 }, `${options.name} reconciliation failed; retrying`);
+        queue.addRateLimited(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  })();
+  return {
+    async waitForSync(signal) {
+      await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
+    },
+    async stop() {
+      abort.abort();
+      queue.shutDown();
+      await Promise.allSettled([...running, worker]);
+    },
+  };
+}

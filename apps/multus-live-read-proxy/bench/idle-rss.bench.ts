@@ -4,15 +4,21 @@
 // reported beside it. Three launches: as documented (package.json `start`, main.ts's shebang: the V8
 // interpreter only, a small young generation, two malloc arenas), the same with V8's compilers, and with no
 // flag. Node.js alone, measured the same way, is the baseline.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, idleResidentMiB, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import {
+  type ControlPlane,
+  createNamespace,
+  idleResidentMiB,
+  installCrds,
+  startControlPlane,
+  terminateChild,
+  writeJsonKubeconfig,
+} from '@sriov-dra/k8s/testing';
 import { LAUNCH_ENV, LAUNCH_FLAGS, launchDaemon } from './launch-daemon.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -89,21 +95,13 @@ export async function setup(): Promise<Context> {
     JSON.stringify({ socketDir: join(dir, 'run'), cniDir: join(dir, 'cache'), confDir: dir, clusterNetwork: 'primary', liveNetworkConfigOnAdd: true }),
   );
   // A DaemonSet Pod uses its service account and reads no kubeconfig; JSON keeps the YAML parser out, as there.
-  const kubeconfig = join(dir, 'kubeconfig.json');
-  writeFileSync(kubeconfig, JSON.stringify(parseYaml(readFileSync(cp.kubeconfig, 'utf8'))), { mode: 0o600 });
+  const kubeconfig = writeJsonKubeconfig(cp.kubeconfig, join(dir, 'kubeconfig.json'));
   return { cp, dir, config, kubeconfig };
 }
 
 export async function teardown({ cp, dir }: Context): Promise<void> {
   await cp.stop();
   rmSync(dir, { recursive: true, force: true });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
 }
 
 export const benchmarks = [
@@ -128,7 +126,7 @@ export const benchmarks = [
         const { median } = await idleResidentMiB(child.pid, performance.now(), SETTLE_MS, WINDOW_MS);
         return { idleRssMiB: median };
       } finally {
-        await stop(child);
+        await terminateChild(child);
       }
     },
   },

@@ -3,15 +3,13 @@
 // MALLOC_ARENA_MAX=2), leading, on the cluster of bench-cluster.ts (200 policies × 50 nodes, 200
 // SriovNetworks and their NADs in its informers). Idle is the median RSS from 15 s to 45 s after it has
 // generated every per-policy object; its maximum is reported beside it.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { idleResidentMiB, waitFor } from '@sriov-dra/k8s/testing';
+import { idleResidentMiB, terminateChild, waitFor, writeJsonKubeconfig } from '@sriov-dra/k8s/testing';
 import { type BenchCluster, OPERATOR_NS, OPERATOR_USER, POLICIES, startBenchCluster } from './bench-cluster.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -35,23 +33,13 @@ export async function setup(): Promise<Context> {
   const cluster = await startBenchCluster();
   const dir = mkdtempSync(join(tmpdir(), 'npo-rss-'));
   // A Deployment's Pod reads no kubeconfig at all; JSON keeps the YAML parser out of the measured process.
-  const kubeconfig = join(dir, 'kubeconfig.json');
-  writeFileSync(kubeconfig, JSON.stringify(parseYaml(readFileSync(cluster.cp.kubeconfigFor(OPERATOR_USER, { groups: ['system:masters'] }), 'utf8'))), {
-    mode: 0o600,
-  });
+  const kubeconfig = writeJsonKubeconfig(cluster.cp.kubeconfigFor(OPERATOR_USER, { groups: ['system:masters'] }), join(dir, 'kubeconfig.json'));
   return { ...cluster, dir, kubeconfig };
 }
 
 export async function teardown({ cp, dir }: Context): Promise<void> {
   await cp.stop();
   rmSync(dir, { recursive: true, force: true });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
 }
 
 export const benchmarks = [
@@ -75,7 +63,7 @@ export const benchmarks = [
         const { median, max } = await idleResidentMiB(child.pid, performance.now(), SETTLE_MS, WINDOW_MS);
         return { idleRssMiB: median, idleRssMB: (median * 1024 * 1024) / 1e6, idleMaxRssMB: (max * 1024 * 1024) / 1e6 };
       } finally {
-        await stop(child);
+        await terminateChild(child);
       }
     },
   },

@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { stringify } from 'yaml';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parse, stringify } from 'yaml';
 
 export type Credentials = { readonly cert: string; readonly key: string } | { readonly token: string };
 
@@ -19,4 +19,13 @@ export function writeKubeconfig(path: string, server: string, caCert: string, us
     { mode: 0o600 },
   );
   return path;
+}
+
+/**
+ * The kubeconfig at `from` rewritten as JSON at `to`, for a measured process: the client reads a JSON
+ * kubeconfig without loading the YAML parser, as a Pod that reads none at all never loads it.
+ */
+export function writeJsonKubeconfig(from: string, to: string): string {
+  writeFileSync(to, JSON.stringify(parse(readFileSync(from, 'utf8'))), { mode: 0o600 });
+  return to;
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { errorMessage } from '../api-errors.ts';
@@ -96,4 +97,12 @@ export async function waitFor(
     if (performance.now() > deadline) throw failure(`not ready after ${options.timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** SIGTERM to a child that still runs, resolving once it has exited. */
+export async function terminateChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
 }

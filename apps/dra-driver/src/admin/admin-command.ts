@@ -1,0 +1,32 @@
+import { EXIT, type Output } from './command-io.ts';
+import { renderCommand } from './render-command.ts';
+import { RENDER_COMMAND } from './render-flags.ts';
+
+interface Subcommand {
+  readonly summary: string;
+  run(argv: readonly string[], out: Output, err: Output): Promise<number>;
+}
+
+/** The administrator's subcommands, one entry each; every one answers --help itself. */
+const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+  [RENDER_COMMAND]: { summary: 'render a source NAD for one VF: the shadow configuration or the whole shadow NAD', run: renderCommand },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
+  const lines = Object.entries(SUBCOMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary} (${name} --help)`);
+  return `Usage: sriov-dra <command> [flags]\n\n${lines.join('\n')}\n`;
+}
+
+/** `sriov-dra <command> …`: runs one subcommand and returns the process exit status. */
+export async function runAdminCommand(argv: readonly string[], out: Output, err: Output): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name === undefined || !Object.hasOwn(SUBCOMMANDS, name) ? undefined : SUBCOMMANDS[name];
+  if (command !== undefined) return command.run(args, out, err);
+  if (name === '--help' || name === '-h') {
+    out.write(usage());
+    return EXIT.ok;
+  }
+  err.write(`${name === undefined ? '' : `unknown command ${JSON.stringify(name)}\n`}${usage()}`);
+  return EXIT.usage;
+}

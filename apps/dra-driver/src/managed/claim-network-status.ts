@@ -106,7 +106,18 @@ export function withNetworkStatus(current: readonly AllocatedDeviceStatus[], rep
     return merged(entry, report);
   });
   for (const report of reports) if (!placed.has(keyOf(report))) next.push(report);
-  return JSON.stringify(next) === JSON.stringify(current) ? undefined : next;
+  return JSON.stringify(canonical(next)) === JSON.stringify(canonical(current)) ? undefined : next;
+}
+
+/** JSON with sorted object keys: the API server re-encodes entries in its own field order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, member]) => [key, canonical(member)]),
+  );
 }
 
 interface StatusCondition {

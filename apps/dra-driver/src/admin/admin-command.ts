@@ -1,4 +1,5 @@
 import { EXIT, type Output } from './command-io.ts';
+import { ORPHANS_COMMAND, orphansCommand } from './orphans-command.ts';
 import { renderCommand } from './render-command.ts';
 import { RENDER_COMMAND } from './render-flags.ts';
 
@@ -10,6 +11,7 @@ interface Subcommand {
 /** The administrator's subcommands, one entry each; every one answers --help itself. */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   [RENDER_COMMAND]: { summary: 'render a source NAD for one VF: the shadow configuration or the whole shadow NAD', run: renderCommand },
+  [ORPHANS_COMMAND]: { summary: 'list a node’s shadow NADs its checkpoint does not account for (dry run)', run: orphansCommand },
 };
 
 function usage(): string {

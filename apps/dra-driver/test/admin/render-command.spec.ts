@@ -175,6 +175,7 @@ describe('sriov-dra render', () => {
     const run = await sriovDra('orphan');
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('unknown command "orphan"');
-    expect(run.stderr).toContain('  render  render a source NAD for one VF');
+    expect(run.stderr).toContain('  render   render a source NAD for one VF');
+    expect(run.stderr).toContain('  orphans  list a node’s shadow NADs its checkpoint does not account for');
   });
 });

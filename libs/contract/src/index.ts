@@ -15,3 +15,4 @@ export * from './device-attributes.ts';
 export * from './resource-policy.ts';
 export * from './node-policy-dra.ts';
 export * from './strict-json.ts';
+export * from './json-equal.ts';

@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { jsonEqualIgnoringKeyOrder } from '@sriov-dra/contract';
 import { type JsonPatchOp, type KubeClient, type KubeObject, type ObjectIdentity, type ObjectLocation, patchGuarded, resourceTypes } from '@sriov-dra/k8s';
 import { z } from 'zod';
 import type { AllocatedDeviceStatus } from '../device/claim-device-status.ts';
@@ -106,19 +107,9 @@ export function withNetworkStatus(current: readonly AllocatedDeviceStatus[], rep
     return merged(entry, report);
   });
   for (const report of reports) if (!placed.has(keyOf(report))) next.push(report);
-  return JSON.stringify(canonical(next)) === JSON.stringify(canonical(current)) ? undefined : next;
+  return jsonEqualIgnoringKeyOrder(next, current) ? undefined : next;
 }
 
-/** JSON with sorted object keys: the API server re-encodes entries in its own field order. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, member]) => [key, canonical(member)]),
-  );
-}
 
 interface StatusCondition {
   readonly type: string;

@@ -2,12 +2,10 @@
 // driver's own store: the shadow the checkpoint records is accounted for, the one it does not is listed,
 // and nothing is changed.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   ATTACHMENT_PROTECTION_FINALIZER,
   DRIVER_NAME,
@@ -20,8 +18,8 @@ import {
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { CheckpointStore } from '../../src/checkpoint/checkpoint-store.ts';
+import { sriovDra } from './run-sriov-dra.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/admin/main.ts', import.meta.url));
 const NS = 'ai-workloads';
 const POD = { uid: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', namespace: NS, name: 'trainer-0' };
 const CLAIM_UID = '7b0f3b5e-2f4c-4d8a-9e61-0c1d2e3f4a5b';
@@ -31,22 +29,6 @@ let cp: ControlPlane;
 let admin: KubeClient;
 let nodeUID: string;
 let pluginsDir: string;
-
-function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
 
 async function shadow(digit: string): Promise<KubeObject> {
   const attachmentID = digit.repeat(64);
@@ -142,7 +124,7 @@ describe('sriov-dra orphans', () => {
       ],
     });
     const kubeconfig = cp.kubeconfigFor('admin', { groups: ['system:masters'] });
-    const result = await run(['orphans', '--node-name', 'worker-1', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig]);
+    const result = await sriovDra(...['orphans', '--node-name', 'worker-1', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig]);
     expect(result).toEqual({
       code: 0,
       stdout: `${NS}/${orphan.metadata.name} no-checkpoint-record protected=yes terminating=no pod=${POD.uid} claim=${CLAIM_UID}\n`,
@@ -154,9 +136,9 @@ describe('sriov-dra orphans', () => {
 
   it('refuses an unknown node with its typed error, and a command line without --node-name', async () => {
     const kubeconfig = cp.kubeconfigFor('admin', { groups: ['system:masters'] });
-    const missing = await run(['orphans', '--node-name', 'worker-9', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig]);
+    const missing = await sriovDra(...['orphans', '--node-name', 'worker-9', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig]);
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('ApiNotFound')]);
-    const usage = await run(['orphans']);
+    const usage = await sriovDra(...['orphans']);
     expect([usage.code, usage.stderr]).toEqual([2, expect.stringContaining('--node-name is required')]);
   }, 60_000);
 });

@@ -3,32 +3,10 @@
 // outputs are written out by hand; the attachmentID and configSHA256 were computed with sha256sum
 // (the identity's canonical bytes as in libs/contract/IDENTITY.md).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../../src/admin/main.ts', import.meta.url));
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function sriovDra(...args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
-}
+import { sriovDra } from './run-sriov-dra.ts';
 
 /** As `kubectl get network-attachment-definitions rail-a-net -n ai-workloads -o yaml` prints it. */
 const SRIOV_NAD_YAML = `apiVersion: k8s.cni.cncf.io/v1

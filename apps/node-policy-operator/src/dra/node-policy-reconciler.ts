@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { DRA_CONFIGURATION_READY, DRIVER_API_VERSION, SRIOV_RESOURCE_POLICY_KIND, draConfigurationReasons } from '@sriov-dra/contract';
+import { DRA_CONFIGURATION_READY, DRIVER_API_VERSION, SRIOV_RESOURCE_POLICY_KIND, draConfigurationReasons, jsonEqualIgnoringKeyOrder } from '@sriov-dra/contract';
 import { type EventRecorder, type KubeClient, type KubeObject, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { type SourceNadOptions, renderSourceNad } from '../render/source-nad.ts';
 import { applyCondition } from '../status/apply-condition.ts';
@@ -96,18 +96,7 @@ function isOurs(object: KubeObject, kind: 'policy' | 'pool' | 'node'): boolean {
   return true;
 }
 
-/** JSON with object keys sorted: the API server may store an applied object's keys in another order. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, member]) => [key, canonical(member)]),
-  );
-}
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+const same = jsonEqualIgnoringKeyOrder;
 
 /**
  * One reconciliation of every SriovNetworkNodePolicy of the operator namespace (§12.2.2–12.2.6): live reads,

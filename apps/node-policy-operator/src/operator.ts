@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { EventRecorder, type KubeClient, type LeaderElectionOptions, LeaderElector, startHealthServer } from '@sriov-dra/k8s';
+import { createOperatorInformers } from './controller/shared-informers.ts';
 import { type NodePolicyController, startNodePolicyController } from './dra/node-policy-controller.ts';
 import { type SriovNetworkController, startSriovNetworkController } from './network/sriov-network-controller.ts';
 
@@ -42,8 +43,12 @@ export async function startOperator(settings: OperatorSettings, client: KubeClie
   async function lead(signal: AbortSignal): Promise<void> {
     leading = true;
     logger.info('leading: starting the controllers');
-    const networks: SriovNetworkController = startSriovNetworkController(common);
-    const policies: NodePolicyController = startNodePolicyController({ ...common, draEnabled: settings.draEnabled });
+    // Both controllers subscribe to one set of watches, opened once they have.
+    const informers = createOperatorInformers(client, logger, { operatorNamespace: settings.operatorNamespace });
+    const networks: SriovNetworkController = startSriovNetworkController({ ...common, informers });
+    const policies: NodePolicyController = startNodePolicyController({ ...common, informers, draEnabled: settings.draEnabled });
+    const stopWatching = new AbortController();
+    const watching = informers.start(stopWatching.signal);
     Promise.all([networks.waitForSync(signal), policies.waitForSync(signal)]).then(
       () => {
         synced = true;
@@ -65,6 +70,8 @@ export async function startOperator(settings: OperatorSettings, client: KubeClie
     synced = false;
     logger.warn({ reason: String(signal.reason) }, 'no longer leading: stopping the controllers');
     await Promise.all([networks.stop(), policies.stop()]);
+    stopWatching.abort();
+    await watching;
   }
 
   const health = await startHealthServer({

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { type Informer, type KubeObject, WorkQueue } from '@sriov-dra/k8s';
+import type { KubeObject, WorkQueue } from '@sriov-dra/k8s';
+import type { SharedInformer } from './shared-informers.ts';
 
 export interface ControllerLoop {
   /** Resolves once every informer has listed, so the first reconciliations see the whole cluster. */
@@ -9,7 +10,8 @@ export interface ControllerLoop {
 
 export interface ControllerLoopOptions {
   readonly name: string;
-  readonly informers: readonly Informer<KubeObject>[];
+  /** What the controller reads; they run elsewhere (shared), the loop only waits for their first lists. */
+  readonly informers: readonly SharedInformer<KubeObject>[];
   readonly queue: WorkQueue;
   readonly logger: Logger;
   /** Before the first key is handled, once every informer has listed. */
@@ -19,14 +21,13 @@ export interface ControllerLoopOptions {
 }
 
 /**
- * One controller's machinery: its informers run (they only wake the controller by adding keys), and a
- * single worker takes keys from the rate-limited queue once they have synced. A key is never handled twice
+ * One controller's machinery: a single worker takes keys from the rate-limited queue once the informers
+ * it reads have synced (they only wake the controller by adding keys). A key is never handled twice
  * at once, a key added while it is handled runs again after, and a failure backs off per key.
  */
 export function startControllerLoop(options: ControllerLoopOptions): ControllerLoop {
   const { queue, informers, logger } = options;
   const abort = new AbortController();
-  const running = informers.map((informer) => informer.run(abort.signal));
   const worker = (async () => {
     await Promise.all(informers.map((informer) => informer.waitForSync(abort.signal))).catch(() => undefined);
     options.onSynced?.();
@@ -52,7 +53,7 @@ export function startControllerLoop(options: ControllerLoopOptions): ControllerL
     async stop() {
       abort.abort();
       queue.shutDown();
-      await Promise.allSettled([...running, worker]);
+      await worker;
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { KubeObject } from '@sriov-dra/k8s';
-import { Informer, WorkQueue, resourceTypes } from '@sriov-dra/k8s';
+import { WorkQueue } from '@sriov-dra/k8s';
 import { type ControllerLoop, startControllerLoop } from '../controller/controller-loop.ts';
+import type { OperatorInformers, SharedInformer } from '../controller/shared-informers.ts';
 import { renderSourceNad } from '../render/source-nad.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { referenceKey, referencedSriovNetworks } from './dra-plan.ts';
@@ -11,8 +12,8 @@ import { type NodePolicyReconcileSummary, type NodePolicyReconcilerOptions, reco
 const INVENTORY_KEY = 'inventory';
 
 export interface NodePolicyControllerOptions extends NodePolicyReconcilerOptions {
-  /** Periodic full reconciliation, the recovery from missed events (§12.2.6). */
-  readonly resyncMs?: number;
+  /** The process's shared watches; the policies' resync is this controller's periodic full reconciliation (§12.2.6). */
+  readonly informers: Pick<OperatorInformers, 'sriovNetworks' | 'policies' | 'nads' | 'nodes' | 'nodeStates'>;
   /** Observes each finished reconciliation (tests, metrics). */
   readonly onReconciled?: (summary: NodePolicyReconcileSummary) => void;
 }
@@ -59,109 +60,73 @@ const labelsChanged = (previous: KubeObject, current: KubeObject): boolean =>
  * Informers only wake the reconciler; it reads live. A failed reconciliation is retried with backoff.
  */
 export function startNodePolicyController(options: NodePolicyControllerOptions): NodePolicyController {
-  const { client, logger, operatorNamespace } = options;
+  const { logger, informers } = options;
   const queue = new WorkQueue();
   const wake = (): void => {
     queue.add(INVENTORY_KEY);
   };
   let dependencies: Dependencies = { networks: new Set(), nads: new Set() };
-  const onError = (what: string) => (err: unknown, phase: string) => {
-    logger.warn({ err, phase }, `${what} informer restarting`);
+  const refresh = (): void => {
+    dependencies = dependenciesOf(informers.policies.list() as unknown as NodePolicy[], informers.sriovNetworks, options);
   };
-
-  const networks = new Informer<KubeObject & SriovNetwork>(
-    client,
-    resourceTypes.sriovNetwork,
-    {
-      // A referenced SriovNetwork's changes, status-only Ready transitions included, can move its NAD's place.
-      onAdd: (network) => {
-        if (dependencies.networks.has(keyOf(network))) refreshAndWake();
-      },
-      onUpdate: (_previous, network) => {
-        if (dependencies.networks.has(keyOf(network))) refreshAndWake();
-      },
-      onDelete: (network) => {
-        if (dependencies.networks.has(keyOf(network))) refreshAndWake();
-      },
-    },
-    { resyncMs: 0, onError: onError('SriovNetwork') },
-  );
-  const policies = new Informer<KubeObject>(
-    client,
-    resourceTypes.sriovNetworkNodePolicy,
-    {
-      onAdd: () => {
-        refresh();
-        wake();
-      },
-      onUpdate: (previous, current) => {
-        refresh();
-        // The operator's own status writes come back as updates with an unchanged generation; a resync
-        // replays each object as its own previous version, and that does wake the reconciler.
-        if (previous !== current && previous.metadata.generation === current.metadata.generation) return;
-        wake();
-      },
-      onDelete: () => {
-        refresh();
-        wake();
-      },
-    },
-    { namespace: operatorNamespace, resyncMs: options.resyncMs ?? 5 * 60_000, onError: onError('SriovNetworkNodePolicy') },
-  );
-  const nads = new Informer<KubeObject>(
-    client,
-    resourceTypes.networkAttachmentDefinition,
-    {
-      onAdd: (nad) => {
-        if (dependencies.nads.has(keyOf(nad))) wake();
-      },
-      onUpdate: (previous, nad) => {
-        if (dependencies.nads.has(keyOf(nad)) && previous !== nad) wake();
-      },
-      onDelete: (nad) => {
-        if (dependencies.nads.has(keyOf(nad))) wake();
-      },
-    },
-    { resyncMs: 0, onError: onError('NAD') },
-  );
-  const nodes = new Informer<KubeObject>(
-    client,
-    resourceTypes.node,
-    {
-      onAdd: wake,
-      onUpdate: (previous, current) => {
-        // Node status heartbeats are frequent and irrelevant; only labels select policies.
-        if (labelsChanged(previous, current)) wake();
-      },
-      onDelete: wake,
-    },
-    { resyncMs: 0, onError: onError('Node') },
-  );
-  const states = new Informer<KubeObject>(
-    client,
-    resourceTypes.sriovNetworkNodeState,
-    {
-      onAdd: wake,
-      onUpdate: (previous, current) => {
-        if (JSON.stringify(previous['status']) !== JSON.stringify(current['status'])) wake();
-      },
-      onDelete: wake,
-    },
-    { namespace: operatorNamespace, resyncMs: 0, onError: onError('SriovNetworkNodeState') },
-  );
-
-  function refresh(): void {
-    dependencies = dependenciesOf(policies.list() as unknown as NodePolicy[], networks, options);
-  }
-
-  function refreshAndWake(): void {
+  const refreshAndWake = (): void => {
     refresh();
     wake();
-  }
+  };
+
+  informers.sriovNetworks.subscribe({
+    // A referenced SriovNetwork's changes, status-only Ready transitions included, can move its NAD's place.
+    onAdd: (network) => {
+      if (dependencies.networks.has(keyOf(network))) refreshAndWake();
+    },
+    onUpdate: (_previous, network) => {
+      if (dependencies.networks.has(keyOf(network))) refreshAndWake();
+    },
+    onDelete: (network) => {
+      if (dependencies.networks.has(keyOf(network))) refreshAndWake();
+    },
+  });
+  informers.policies.subscribe({
+    onAdd: refreshAndWake,
+    onUpdate: (previous, current) => {
+      refresh();
+      // The operator's own status writes come back as updates with an unchanged generation; a resync
+      // replays each object as its own previous version, and that does wake the reconciler.
+      if (previous !== current && previous.metadata.generation === current.metadata.generation) return;
+      wake();
+    },
+    onDelete: refreshAndWake,
+  });
+  informers.nads.subscribe({
+    onAdd: (nad) => {
+      if (dependencies.nads.has(keyOf(nad))) wake();
+    },
+    onUpdate: (previous, nad) => {
+      if (dependencies.nads.has(keyOf(nad)) && previous !== nad) wake();
+    },
+    onDelete: (nad) => {
+      if (dependencies.nads.has(keyOf(nad))) wake();
+    },
+  });
+  informers.nodes.subscribe({
+    onAdd: wake,
+    onUpdate: (previous, current) => {
+      // Node status heartbeats are frequent and irrelevant; only labels select policies.
+      if (labelsChanged(previous, current)) wake();
+    },
+    onDelete: wake,
+  });
+  informers.nodeStates.subscribe({
+    onAdd: wake,
+    onUpdate: (previous, current) => {
+      if (JSON.stringify(previous['status']) !== JSON.stringify(current['status'])) wake();
+    },
+    onDelete: wake,
+  });
 
   return startControllerLoop({
     name: 'node-policy',
-    informers: [networks, policies, nads, nodes, states] as Informer<KubeObject>[],
+    informers: [informers.sriovNetworks, informers.policies, informers.nads, informers.nodes, informers.nodeStates] as SharedInformer<KubeObject>[],
     queue,
     logger,
     onSynced: refreshAndWake,

@@ -1,5 +1,11 @@
 import type { Logger } from 'pino';
-import { DRA_CONFIGURATION_READY, DRIVER_API_VERSION, SRIOV_RESOURCE_POLICY_KIND, draConfigurationReasons, jsonEqualIgnoringKeyOrder } from '@sriov-dra/contract';
+import {
+  DRA_CONFIGURATION_READY,
+  DRIVER_API_VERSION,
+  SRIOV_RESOURCE_POLICY_KIND,
+  draConfigurationReasons,
+  jsonEqualIgnoringKeyOrder,
+} from '@sriov-dra/contract';
 import { type EventRecorder, type KubeClient, type KubeObject, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { type SourceNadOptions, renderSourceNad } from '../render/source-nad.ts';
 import { applyCondition } from '../status/apply-condition.ts';

@@ -1,13 +1,14 @@
-import { Informer, type KubeObject, WorkQueue, objectKey, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeObject, WorkQueue, objectKey } from '@sriov-dra/k8s';
 import { type ControllerLoop, startControllerLoop } from '../controller/controller-loop.ts';
+import type { OperatorInformers, SharedInformer } from '../controller/shared-informers.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { type SriovNetworkReconcilerOptions, reconcileSriovNetwork } from './sriov-network-reconciler.ts';
 
 type NetworkObject = KubeObject & SriovNetwork;
 
 export interface SriovNetworkControllerOptions extends SriovNetworkReconcilerOptions {
-  /** Full replay of every SriovNetwork, the recovery from a missed event; upstream's manager resyncs every 10 h, this far more often. */
-  readonly resyncMs?: number;
+  /** The process's shared watches; their resync is this controller's missed-event recovery. */
+  readonly informers: Pick<OperatorInformers, 'sriovNetworks' | 'nads' | 'namespaces'>;
 }
 
 export type SriovNetworkController = ControllerLoop;
@@ -32,70 +33,40 @@ export function networksForNamespace(namespace: string, networks: readonly Netwo
  * own that name, so NAD churn elsewhere (the driver's shadows) costs a map lookup, never a reconciliation.
  */
 export function startSriovNetworkController(options: SriovNetworkControllerOptions): SriovNetworkController {
-  const { client, logger, operatorNamespace } = options;
+  const { logger, operatorNamespace, informers } = options;
   const queue = new WorkQueue();
   const enqueue = (key: string): void => {
     queue.add(key);
   };
-  const networks: Informer<NetworkObject> = new Informer<NetworkObject>(
-    client,
-    resourceTypes.sriovNetwork,
-    {
-      onAdd: (network) => {
-        enqueue(objectKey(network));
-      },
-      onUpdate: (_previous, network) => {
-        enqueue(objectKey(network));
-      },
-      onDelete: (network) => {
-        enqueue(objectKey(network));
-      },
+  informers.sriovNetworks.subscribe({
+    onAdd: (network) => {
+      enqueue(objectKey(network));
     },
-    {
-      resyncMs: options.resyncMs ?? 10 * 60_000,
-      onError: (err, phase) => {
-        logger.warn({ err, phase }, 'SriovNetwork informer restarting');
-      },
+    onUpdate: (_previous, network) => {
+      enqueue(objectKey(network));
     },
-  );
+    onDelete: (network) => {
+      enqueue(objectKey(network));
+    },
+  });
   const onNad = (nad: KubeObject): void => {
-    for (const key of networksForNad(nad, networks, operatorNamespace)) enqueue(key);
+    for (const key of networksForNad(nad, informers.sriovNetworks, operatorNamespace)) enqueue(key);
   };
-  const nads = new Informer<KubeObject>(
-    client,
-    resourceTypes.networkAttachmentDefinition,
-    {
-      onAdd: onNad,
-      onUpdate: (_previous, nad) => {
-        onNad(nad);
-      },
-      onDelete: onNad,
+  informers.nads.subscribe({
+    onAdd: onNad,
+    onUpdate: (_previous, nad) => {
+      onNad(nad);
     },
-    {
-      resyncMs: 0,
-      onError: (err, phase) => {
-        logger.warn({ err, phase }, 'NAD informer restarting');
-      },
+    onDelete: onNad,
+  });
+  informers.namespaces.subscribe({
+    onAdd: (namespace) => {
+      networksForNamespace(namespace.metadata.name, informers.sriovNetworks.list()).forEach(enqueue);
     },
-  );
-  const namespaces = new Informer<KubeObject>(
-    client,
-    resourceTypes.namespace,
-    {
-      onAdd: (namespace) => {
-        networksForNamespace(namespace.metadata.name, networks.list()).forEach(enqueue);
-      },
-    },
-    {
-      resyncMs: 0,
-      onError: (err, phase) => {
-        logger.warn({ err, phase }, 'Namespace informer restarting');
-      },
-    },
-  );
+  });
   return startControllerLoop({
     name: 'SriovNetwork',
-    informers: [networks, nads, namespaces] as Informer<KubeObject>[],
+    informers: [informers.sriovNetworks, informers.nads, informers.namespaces] as SharedInformer<KubeObject>[],
     queue,
     logger,
     reconcile: async (key, signal) => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as delay } from 'node:timers/promises';
 import pino from 'pino';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { createOperatorInformers } from '../../src/controller/shared-informers.ts';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type NodePolicyController, startNodePolicyController } from '../../src/dra/node-policy-controller.ts';
 import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
@@ -17,6 +18,8 @@ type Condition = { type: string; status: string; reason: string };
 type WithConditions = KubeObject & { status?: { conditions?: Condition[] } };
 
 let cp: ControlPlane;
+const stopWatching = new AbortController();
+let watching: Promise<void> = Promise.resolve();
 let client: KubeClient;
 let controller: NodePolicyController;
 let reconciliations = 0;
@@ -30,7 +33,10 @@ beforeAll(async () => {
   await seedNode(client, OPERATOR_NS, NODE, { rail: 'true' }, [
     { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
   ]);
+  const logger = pino({ level: 'silent' });
+  const informers = createOperatorInformers(client, logger, { operatorNamespace: OPERATOR_NS });
   controller = startNodePolicyController({
+    informers,
     ...common,
     client,
     logger: pino({ level: 'silent' }),
@@ -39,11 +45,14 @@ beforeAll(async () => {
       reconciliations += 1;
     },
   });
+  watching = informers.start(stopWatching.signal);
   await controller.waitForSync();
 }, 120_000);
 
 afterAll(async () => {
   await controller.stop();
+  stopWatching.abort();
+  await watching;
   await cp.stop();
 });
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import pino from 'pino';
 import { type KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { createOperatorInformers } from '../../src/controller/shared-informers.ts';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type SriovNetworkController, startSriovNetworkController } from '../../src/network/sriov-network-controller.ts';
 
@@ -11,6 +12,8 @@ const OPERATOR_NS = 'sriov-network-operator';
 type Network = KubeObject & { status?: { conditions?: { type: string; status: string; reason: string }[] } };
 
 let cp: ControlPlane;
+const stopWatching = new AbortController();
+let watching: Promise<void> = Promise.resolve();
 let client: KubeClient;
 let controller: SriovNetworkController;
 
@@ -19,12 +22,23 @@ beforeAll(async () => {
   client = cp.adminClient;
   await installCrds(client);
   await createNamespace(client, OPERATOR_NS);
-  controller = startSriovNetworkController({ client, logger: pino({ level: 'silent' }), operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io' });
+  const logger = pino({ level: 'silent' });
+  const informers = createOperatorInformers(client, logger, { operatorNamespace: OPERATOR_NS });
+  controller = startSriovNetworkController({
+    informers,
+    client,
+    logger: pino({ level: 'silent' }),
+    operatorNamespace: OPERATOR_NS,
+    resourcePrefix: 'openshift.io',
+  });
+  watching = informers.start(stopWatching.signal);
   await controller.waitForSync();
 }, 120_000);
 
 afterAll(async () => {
   await controller.stop();
+  stopWatching.abort();
+  await watching;
   await cp.stop();
 });
 

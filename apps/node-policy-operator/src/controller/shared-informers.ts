@@ -1,0 +1,101 @@
+import type { Logger } from 'pino';
+import { Informer, type InformerHandlers, type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
+import type { SriovNetwork } from '../render/sriov-network.ts';
+
+/** One informer's cache and events, shared by every controller of the process. */
+export interface SharedInformer<T extends KubeObject> {
+  /** Adds a handler set; every event reaches every subscriber, in subscription order. Subscribe before start. */
+  subscribe(handlers: InformerHandlers<T>): void;
+  get(key: string): T | undefined;
+  list(): T[];
+  waitForSync(signal?: AbortSignal): Promise<void>;
+}
+
+/** The operator's watches, each opened once however many controllers read it. */
+export interface OperatorInformers {
+  readonly sriovNetworks: SharedInformer<KubeObject & SriovNetwork>;
+  readonly nads: SharedInformer<KubeObject>;
+  readonly namespaces: SharedInformer<KubeObject>;
+  readonly policies: SharedInformer<KubeObject>;
+  readonly nodes: SharedInformer<KubeObject>;
+  readonly nodeStates: SharedInformer<KubeObject>;
+  /** Runs every informer until `signal` aborts. */
+  start(signal: AbortSignal): Promise<void>;
+}
+
+class FanOutInformer<T extends KubeObject> implements SharedInformer<T> {
+  readonly informer: Informer<T>;
+  private readonly subscribers: InformerHandlers<T>[] = [];
+
+  constructor(client: KubeClient, type: ResourceType, options: { namespace?: string; resyncMs: number }, logger: Logger) {
+    this.informer = new Informer<T>(
+      client,
+      type,
+      {
+        onAdd: (object) => {
+          for (const handlers of this.subscribers) handlers.onAdd?.(object);
+        },
+        onUpdate: (previous, current) => {
+          for (const handlers of this.subscribers) handlers.onUpdate?.(previous, current);
+        },
+        onDelete: (object) => {
+          for (const handlers of this.subscribers) handlers.onDelete?.(object);
+        },
+      },
+      {
+        ...options,
+        onError: (err, phase) => {
+          logger.warn({ err, phase, resource: type.resource }, 'informer restarting');
+        },
+      },
+    );
+  }
+
+  subscribe(handlers: InformerHandlers<T>): void {
+    this.subscribers.push(handlers);
+  }
+
+  get(key: string): T | undefined {
+    return this.informer.get(key);
+  }
+
+  list(): T[] {
+    return this.informer.list();
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    return this.informer.waitForSync(signal);
+  }
+}
+
+/**
+ * The informers both controllers wake from. Shared, because NADs (every Pod's shadow included) and
+ * SriovNetworks were otherwise cached once per controller. Each one's periodic resync replays its store to
+ * every subscriber: missed-event recovery for all of them at once.
+ */
+export function createOperatorInformers(
+  client: KubeClient,
+  logger: Logger,
+  options: { readonly operatorNamespace: string; readonly resyncMs?: number },
+): OperatorInformers {
+  const resyncMs = options.resyncMs ?? 5 * 60_000;
+  const namespaced = { namespace: options.operatorNamespace };
+  const sriovNetworks = new FanOutInformer<KubeObject & SriovNetwork>(client, resourceTypes.sriovNetwork, { resyncMs }, logger);
+  const nads = new FanOutInformer<KubeObject>(client, resourceTypes.networkAttachmentDefinition, { resyncMs: 0 }, logger);
+  const namespaces = new FanOutInformer<KubeObject>(client, resourceTypes.namespace, { resyncMs: 0 }, logger);
+  const policies = new FanOutInformer<KubeObject>(client, resourceTypes.sriovNetworkNodePolicy, { ...namespaced, resyncMs }, logger);
+  const nodes = new FanOutInformer<KubeObject>(client, resourceTypes.node, { resyncMs: 0 }, logger);
+  const nodeStates = new FanOutInformer<KubeObject>(client, resourceTypes.sriovNetworkNodeState, { ...namespaced, resyncMs: 0 }, logger);
+  const all = [sriovNetworks, nads, namespaces, policies, nodes, nodeStates];
+  return {
+    sriovNetworks,
+    nads,
+    namespaces,
+    policies,
+    nodes,
+    nodeStates,
+    async start(signal) {
+      await Promise.allSettled(all.map((shared) => shared.informer.run(signal)));
+    },
+  };
+}

@@ -170,6 +170,10 @@ describe('ResourceSlice publication on a real control plane', () => {
     });
     await publication.sync();
     expect(client.sliceWrites).toBe(1);
+    // What prepare will check an allocation against: the published devices and their template reference.
+    const eligible = publication.eligibleDevices();
+    expect([...eligible.keys()].sort()).toEqual((await deviceNames()).sort());
+    expect(eligible.get(devices[0]?.name ?? '')?.nadReference).toEqual({ name: 'rail-a-net', namespace: null });
   }, 60_000);
 
   it('republishes an unchanged inventory without a single write', async () => {
@@ -224,6 +228,8 @@ describe('ResourceSlice publication on a real control plane', () => {
     await waitFor('rail-a devices withdrawn', async () => (await deviceNames()).length === 202, { timeoutMs: 30_000 });
     const published = new Set(await deviceNames());
     expect(namesOn('ens1f0').some((name) => published.has(name))).toBe(false);
+    await publication.sync();
+    expect(namesOn('ens1f0').some((name) => publication.eligibleDevices().has(name))).toBe(false);
     await waitFor('the Node warned', async () => (await nodeWarnings('InvalidSriovResourcePolicy')).length > 0, { timeoutMs: 30_000 });
     const [warning, ...others] = await nodeWarnings('InvalidSriovResourcePolicy');
     expect(others).toEqual([]);
@@ -294,6 +300,8 @@ describe('ResourceSlice publication on a real control plane', () => {
     await waitFor('rail-a devices withheld', async () => (await deviceNames()).length === 202, { timeoutMs: 30_000 });
     const published = new Set(await deviceNames());
     expect(namesOn('ens1f0').some((name) => published.has(name))).toBe(false);
+    await publication.sync();
+    expect(namesOn('ens1f0').some((name) => publication.eligibleDevices().has(name))).toBe(false);
     expect([...namesOn('ens1f1'), ...namesOn('ens2f0')].every((name) => published.has(name))).toBe(true);
     await waitFor('the Node warned', async () => (await nodeWarnings('AttributeBudgetExceeded')).length > 0, { timeoutMs: 30_000 });
     const notes = (await nodeWarnings('AttributeBudgetExceeded')).map((event) => event.note);

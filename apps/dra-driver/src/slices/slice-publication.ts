@@ -1,6 +1,6 @@
 import { MANAGED_BY_VALUE, type SriovDraError, labels as contractLabels } from '@sriov-dra/contract';
 import { type EventRecorder, Informer, type KubeClient, type KubeObject, WorkQueue, readNode, resourceTypes } from '@sriov-dra/k8s';
-import { type InventoryDevice, type PolicyResolution, resolvePolicyDevices } from '../policy/policy-devices.ts';
+import { type EligibleDevice, type InventoryDevice, type PolicyResolution, resolvePolicyDevices } from '../policy/policy-devices.ts';
 import type { PublishLimits } from '../policy/publishable-device.ts';
 import { type PublishResult, publishResourceSlices } from './slice-publisher.ts';
 
@@ -46,6 +46,7 @@ export class SlicePublication {
   private readonly policies: Informer<KubeObject>;
   private readonly deviceAttributes: Informer<KubeObject>;
   private waiters: Waiter[] = [];
+  private published: ReadonlyMap<string, EligibleDevice> = new Map();
 
   constructor(options: SlicePublicationOptions) {
     this.options = options;
@@ -58,6 +59,15 @@ export class SlicePublication {
   }
 
   /** Discovery reports a changed inventory. */
+  /**
+   * The devices of the last successful publication, by name, with the merged attributes they were
+   * published with: what a managed prepare checks an allocated device against (§12.2.5 item 4), so a
+   * withdrawn device or mapping fails visibly instead of reaching another rail. Empty before the first.
+   */
+  eligibleDevices(): ReadonlyMap<string, EligibleDevice> {
+    return this.published;
+  }
+
   inventoryChanged(): void {
     this.queue.add(POOL);
   }
@@ -129,6 +139,8 @@ export class SlicePublication {
         signal,
       );
       this.queue.forget(key);
+      // Replaced whole, after the write: a reader sees one pass's eligibility, never a mix of two.
+      this.published = new Map(resolution.eligible.map((device) => [device.name, device]));
       await this.report(resolution, { name: node.metadata.name, uid: node.metadata.uid });
       this.options.onPass?.(resolution, result);
       for (const waiter of waiters) waiter.resolve(result);

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { isSriovDraError } from '@sriov-dra/contract';
+import { isSriovDraError, shadowNameFor } from '@sriov-dra/contract';
 import { pino } from 'pino';
 import { generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
 import { type KernelEmulator, startKernelEmulator } from '../../../../tools/fake-sysfs/kernel-emulator.ts';
@@ -15,6 +16,7 @@ import { CdiSpecDirectory } from './cdi-spec-directory.ts';
 import type { ReservedClaim } from './claim-plan.ts';
 import { DevicePreparer } from './device-preparer.ts';
 import { DriverBinder } from './driver-binding.ts';
+import type { PlannedBinding } from '../managed/planned-binding.ts';
 
 const DRIVER = 'sriovnetwork.k8snetworkplumbingwg.io';
 const CLAIM_A = { namespace: 'ai', name: 'rail-pair', uid: '0b8e5a34-6f3c-4a7e-9f43-2c1d7a9b8e01' };
@@ -198,5 +200,68 @@ describe('DevicePreparer', () => {
     expect(host.cdiFiles()).toEqual([]);
     expect(fs.existsSync(path.join(host.cdiRoot, '..', 'plugin', 'checkpoint.json'))).toBe(false);
     expect(host.driverOf(VF0)).toBe('mlx5_core');
+  });
+});
+
+describe('DevicePreparer in managed mode', () => {
+  const CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","deviceID":"0000:3b:00.2"}';
+  const planned = (device: string, pciAddress: string, digit: string): PlannedBinding => ({
+    bindingVersion: 1,
+    attachmentID: digit.repeat(64),
+    podUID: POD.uid,
+    podNamespace: 'ai',
+    podName: POD.name,
+    claimUID: CLAIM_A.uid,
+    claimNamespace: 'ai',
+    claimName: CLAIM_A.name,
+    nodeName: 'worker-1',
+    nodeUID: '6b0d4a5e-8f3c-4e1a-9d2b-7c5f1e3a9b40',
+    driver: DRIVER,
+    pool: 'worker-1',
+    device,
+    requestNames: ['vf'],
+    pciAddress,
+    interface: 'net1',
+    source: { namespace: 'ai', name: 'rail-a', uid: '2c9f5d0e-1a7b-4c3d-8e9f-0a1b2c3d4e5f', resourceVersion: '42' },
+    shadow: { namespace: 'ai', name: shadowNameFor(digit.repeat(64)) },
+    renderedConfig: CONFIG,
+    configSHA256: createHash('sha256').update(CONFIG).digest('hex'),
+  });
+
+  it('records each planned binding as Pending, shadow UID empty, in the first checkpoint record', async () => {
+    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])]]));
+    const binding = planned('0000-3b-00-2', VF0, 'a');
+    await (await host.open()).prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', binding]]) });
+    const recorded = (host.checkpoint().claims[CLAIM_A.uid]?.devices as { managedBinding?: unknown }[] | undefined)?.map((device) => device.managedBinding);
+    expect(recorded).toEqual([{ ...binding, phase: 'Pending', shadow: { ...binding.shadow, uid: '' } }]);
+    expect(host.driverOf(VF0)).toBe('mlx5_core');
+  });
+
+  it.each([
+    ['a VfConfig binding the VF to vfio-pci', [vfioConfig('vfio-pci')]],
+    ['no VfConfig driver while the VF already is on vfio-pci', []],
+  ])('refuses %s before touching the host', async (_case, config) => {
+    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'], config)]]));
+    if (config.length === 0) await new DriverBinder({ sysfsRoot: path.join(host.cdiRoot, '..', 'sys') }).ensureDriver(VF0, 'vfio-pci');
+    const before = host.driverOf(VF0);
+    const refused = await (
+      await host.open()
+    )
+      .prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'b')]]) })
+      .catch((error: unknown) => error);
+    expect(isSriovDraError(refused) && refused.code).toBe('UnsupportedDeviceState');
+    expect(fs.existsSync(path.join(host.cdiRoot, '..', 'plugin', 'checkpoint.json'))).toBe(false);
+    expect(host.driverOf(VF0)).toBe(before);
+  });
+
+  it('refuses a claim prepared before managed attachment was enabled', async () => {
+    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])]]));
+    await (await host.open()).prepare(CLAIM_A, signal);
+    const refused = await (
+      await host.open()
+    )
+      .prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'c')]]) })
+      .catch((error: unknown) => error);
+    expect(isSriovDraError(refused) && refused.code).toBe('UnsupportedDeviceState');
   });
 });

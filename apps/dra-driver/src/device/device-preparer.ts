@@ -4,12 +4,18 @@ import type { ClaimRecord, PreparedDevice as CheckpointedDevice } from '../check
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import type { VirtualFunction } from '../discovery/virtual-function.ts';
 import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
+import type { PlannedBinding } from '../managed/planned-binding.ts';
 import { type CdiVf, cdiDeviceID, claimCdiDeviceName } from './cdi-spec.ts';
 import type { CdiSpecDirectory } from './cdi-spec-directory.ts';
 import { type ClaimPlan, type ReservedClaim, planClaimPreparation } from './claim-plan.ts';
 import type { DriverBinder } from './driver-binding.ts';
 import { podCdiAddresses } from './pod-cdi-addresses.ts';
 import { readVfioDevice } from './vfio-device.ts';
+
+/** Managed mode (§8.1 step 2): the planned binding of every device of the claim, by device name. */
+export interface ManagedDevicePlan {
+  readonly bindings: ReadonlyMap<string, PlannedBinding>;
+}
 
 export interface DevicePreparerOptions {
   readonly nodeName: string;
@@ -37,15 +43,26 @@ export class DevicePreparer implements ClaimPreparer {
     this.options = options;
   }
 
-  async prepare(ref: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {
+  /**
+   * With `managed`, each device's planned binding goes into the first checkpoint record as Pending, so it
+   * is durable before any shadow or Pod write, and a VF that would not stay a kernel netdevice (VFIO, or
+   * no driver at all) is refused before anything changes.
+   */
+  async prepare(ref: ClaimRef, signal: AbortSignal, managed?: ManagedDevicePlan): Promise<readonly PreparedDevice[]> {
     const { checkpoint, logger } = this.options;
     const claim = await this.options.readClaim(ref.namespace, ref.name, signal);
     const planned = planClaimPreparation(ref, claim, this.options.nodeName, this.options.vfsByDevice());
     if (!planned.ok) throw planned.error;
     const plan = planned.value;
     let record = checkpoint.get(ref.uid);
+    if (record !== undefined && managed !== undefined && record.devices.some((device) => device.managedBinding === undefined)) {
+      throw new SriovDraError('UnsupportedDeviceState', 'the claim was prepared before managed attachment was enabled on this node', {
+        object: { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
+        remedy: 'enabling managed attachment needs a drained node: delete the workload, let the claim be released, then recreate it',
+      });
+    }
     if (record === undefined) {
-      record = await this.recordOriginals(ref, plan);
+      record = await this.recordOriginals(ref, plan, managed);
       logger.info({ claimUID: ref.uid, podUID: plan.pod.uid, devices: record.devices.length }, 'recorded the claim before preparing its VFs');
     } else if (record.pod.uid !== plan.pod.uid) {
       throw new SriovDraError('ClaimReleaseInProgress', `the claim is still prepared for Pod ${record.pod.namespace}/${record.pod.name} (${record.pod.uid})`, {
@@ -97,10 +114,24 @@ export class DevicePreparer implements ClaimPreparer {
     logger.info({ claimUID: ref.uid, podUID: record.pod.uid, devices: record.devices.length }, 'released the claim');
   }
 
-  private async recordOriginals(ref: ClaimRef, plan: ClaimPlan): Promise<ClaimRecord> {
+  private async recordOriginals(ref: ClaimRef, plan: ClaimPlan, managed: ManagedDevicePlan | undefined): Promise<ClaimRecord> {
     const devices: CheckpointedDevice[] = [];
+    const object = { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid };
     for (const device of plan.devices) {
       const original = await this.options.binder.currentDriver(device.vf.pciAddress);
+      const binding = managed?.bindings.get(device.device);
+      if (managed !== undefined) {
+        if (binding === undefined) throw new SriovDraError('InvalidApiObject', `device ${device.device} has no planned managed binding`, { object });
+        // An empty VfConfig.driver keeps the current binding: it must already be a kernel netdevice driver.
+        const target = device.config.driver === '' ? original : device.config.driver;
+        if (target === null || target === 'vfio-pci') {
+          throw new SriovDraError(
+            'UnsupportedDeviceState',
+            `VF ${device.vf.pciAddress} would be ${target === null ? 'left without a driver' : 'bound to vfio-pci'}; a managed shadow network needs a kernel netdevice`,
+            { object, remedy: 'use a VfConfig without driver or with the VF kernel driver, or attach the VF in manual mode' },
+          );
+        }
+      }
       devices.push({
         pool: device.pool,
         device: device.device,
@@ -110,6 +141,7 @@ export class DevicePreparer implements ClaimPreparer {
         // Nothing is changed yet; the binding the VfConfig asks for is recorded once it holds.
         preparedDriver: original,
         cdiDeviceIDs: [cdiDeviceID(claimCdiDeviceName(ref.uid, device.device))],
+        ...(binding === undefined ? {} : { managedBinding: { ...binding, phase: 'Pending' as const, shadow: { ...binding.shadow, uid: '' } } }),
       });
     }
     const record: ClaimRecord = { claimUID: ref.uid, claimNamespace: ref.namespace, claimName: ref.name, pod: plan.pod, devices };

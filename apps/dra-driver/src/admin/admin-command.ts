@@ -1,4 +1,5 @@
 import { EXIT, type Output } from './command-io.ts';
+import { INSPECT_COMMAND, inspectCommand } from './inspect-command.ts';
 import { ORPHANS_COMMAND, orphansCommand } from './orphans-command.ts';
 import { renderCommand } from './render-command.ts';
 import { RENDER_COMMAND } from './render-flags.ts';
@@ -11,6 +12,7 @@ interface Subcommand {
 /** The administrator's subcommands, one entry each; every one answers --help itself. */
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   [RENDER_COMMAND]: { summary: 'render a source NAD for one VF: the shadow configuration or the whole shadow NAD', run: renderCommand },
+  [INSPECT_COMMAND]: { summary: 'show a Pod’s managed networks: claim, device, template, shadow, interface, addresses, state', run: inspectCommand },
   [ORPHANS_COMMAND]: { summary: 'list a node’s shadow NADs its checkpoint does not account for (dry run)', run: orphansCommand },
 };
 

@@ -254,6 +254,39 @@ describe('DevicePreparer in managed mode', () => {
     expect(host.driverOf(VF0)).toBe(before);
   });
 
+  it('releases the host once Deleting is durable, records ReleaseComplete, never repeats it, and forgets the claim last', async () => {
+    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])]]));
+    await (await host.open()).prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'd')]]) });
+    const pluginDir = path.join(host.cdiRoot, '..', 'plugin');
+    const phaseOf = () =>
+      (host.checkpoint().claims[CLAIM_A.uid]?.devices as { managedBinding?: { phase: string } }[] | undefined)?.map((device) => device.managedBinding?.phase);
+
+    const early = await (await host.open()).releaseManagedHost(CLAIM_A, signal).catch((error: unknown) => error);
+    expect(isSriovDraError(early) && early.code).toBe('UnsupportedDeviceState');
+    expect(host.cdiFiles()).toEqual([`${DRIVER}-vf_${CLAIM_A.uid}.json`, `${DRIVER}-vf_${POD.uid}.json`]);
+    await expect((await host.open()).forgetReleasedClaim(CLAIM_A)).rejects.toMatchObject({ code: 'UnsupportedDeviceState' });
+
+    const store = await CheckpointStore.open({ directory: pluginDir });
+    await store.updateClaim(CLAIM_A.uid, (record) => ({
+      ...record,
+      devices: record.devices.map((device) =>
+        device.managedBinding === undefined ? device : { ...device, managedBinding: { ...device.managedBinding, phase: 'Deleting' } },
+      ),
+    }));
+    const releasing = await host.open();
+    await releasing.releaseManagedHost(CLAIM_A, signal);
+    expect(phaseOf()).toEqual(['ReleaseComplete']);
+    expect(host.cdiFiles()).toEqual([]);
+
+    // Whatever happens to the VF afterwards is not this release's to undo again.
+    await new DriverBinder({ sysfsRoot: path.join(host.cdiRoot, '..', 'sys') }).ensureDriver(VF0, 'vfio-pci');
+    await releasing.releaseManagedHost(CLAIM_A, signal);
+    expect(host.driverOf(VF0)).toBe('vfio-pci');
+
+    await releasing.forgetReleasedClaim(CLAIM_A);
+    expect(host.checkpoint().claims).toEqual({});
+  });
+
   it('refuses a claim prepared before managed attachment was enabled', async () => {
     const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])]]));
     await (await host.open()).prepare(CLAIM_A, signal);

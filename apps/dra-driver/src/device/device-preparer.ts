@@ -114,6 +114,52 @@ export class DevicePreparer implements ClaimPreparer {
     logger.info({ claimUID: ref.uid, podUID: record.pod.uid, devices: record.devices.length }, 'released the claim');
   }
 
+  /**
+   * The local half of a managed release (§8.4 steps 4–6), once Deleting is durable: the original drivers
+   * restored, the claim's CDI spec removed, ReleaseComplete persisted, then the Pod-wide CDI spec rebuilt
+   * without this claim. A record already at ReleaseComplete is left as it is: the hardware steps are never
+   * repeated. The record itself stays for the API work that follows (finalizer removal).
+   */
+  async releaseManagedHost(ref: ClaimRef, signal: AbortSignal): Promise<void> {
+    const { checkpoint } = this.options;
+    const record = checkpoint.get(ref.uid);
+    if (record === undefined) return;
+    const bindings = record.devices.map((device) => device.managedBinding);
+    if (bindings.every((binding) => binding?.phase === 'ReleaseComplete')) return;
+    if (bindings.some((binding) => binding?.phase !== 'Deleting')) {
+      throw new SriovDraError('UnsupportedDeviceState', 'the claim must be Deleting, durably, before its VFs are released', {
+        object: { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
+        remedy: 'persist Deleting for every managed binding of the claim first',
+      });
+    }
+    for (const device of record.devices) {
+      signal.throwIfAborted();
+      await this.options.binder.restoreDriver(device.pciAddress, device.originalDriver);
+    }
+    await this.options.cdi.removeClaimSpec(ref.uid);
+    await checkpoint.updateClaim(ref.uid, (current) => ({
+      ...current,
+      devices: current.devices.map((device) =>
+        device.managedBinding === undefined ? device : { ...device, managedBinding: { ...device.managedBinding, phase: 'ReleaseComplete' as const } },
+      ),
+    }));
+    await this.options.cdi.syncPodSpec(record.pod.uid, podCdiAddresses(checkpoint.claimsOfPod(record.pod.uid)));
+  }
+
+  /** Removes a released claim's record (§8.4 step 9), after its finalizer obligations are done. */
+  async forgetReleasedClaim(ref: ClaimRef): Promise<void> {
+    const { checkpoint } = this.options;
+    const record = checkpoint.get(ref.uid);
+    if (record === undefined) return;
+    if (record.devices.some((device) => device.managedBinding !== undefined && device.managedBinding.phase !== 'ReleaseComplete')) {
+      throw new SriovDraError('UnsupportedDeviceState', 'only a claim whose managed bindings reached ReleaseComplete can be forgotten', {
+        object: { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
+      });
+    }
+    await checkpoint.removeClaim(ref.uid);
+    await this.options.cdi.syncPodSpec(record.pod.uid, podCdiAddresses(checkpoint.claimsOfPod(record.pod.uid)));
+  }
+
   private async recordOriginals(ref: ClaimRef, plan: ClaimPlan, managed: ManagedDevicePlan | undefined): Promise<ClaimRecord> {
     const devices: CheckpointedDevice[] = [];
     const object = { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid };

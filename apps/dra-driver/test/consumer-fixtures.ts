@@ -1,7 +1,7 @@
 // API-shaped ResourceClaim, Pod and Node objects for the consumer-resolution unit tests: a Pod "trainer-0"
 // on node worker-a using claim "nics" (two VFs of this driver), as the API server would return them.
 // Each builder takes the fields a test changes; everything else is the valid default.
-import { DRIVER_NAME, type Result, type SriovDraError } from '@sriov-dra/contract';
+import { DRIVER_NAME, type Result, type SriovDraError, isSriovDraError } from '@sriov-dra/contract';
 import { type ConsumerClaim, type ConsumerPod, parseConsumerClaim, parseConsumerPod } from '../src/managed/consumer-objects.ts';
 import type { DeviceSnapshot } from '../src/managed/owned-results.ts';
 
@@ -114,4 +114,15 @@ export const podOf = (shape: PodShape = {}): ConsumerPod => valueOf(parseConsume
 export function rejectionOf(result: Result<unknown>): SriovDraError {
   if (result.ok) throw new Error(`expected a rejection, got ${JSON.stringify(result.value)}`);
   return result.error;
+}
+
+/** The typed error a call rejects with; any other outcome fails the test. */
+export async function rejection(promise: Promise<unknown>): Promise<SriovDraError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isSriovDraError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
 }

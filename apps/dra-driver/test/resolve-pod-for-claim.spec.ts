@@ -6,12 +6,13 @@
 // status entry naming it, and Pods bound to a node by spec.nodeName. The second runs the real resource
 // claim controller, whose generated claim and Pod status entry must resolve as well.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DRIVER_NAME, type SriovDraError, isSriovDraError } from '@sriov-dra/contract';
+import { DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, contentTypes, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, createReadyNode, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { kubeConsumerReader } from '../src/managed/kube-consumer-reader.ts';
 import type { DeviceSnapshot } from '../src/managed/owned-results.ts';
-import { type ResolveContext, type ResolvedConsumer, resolvePodForClaim } from '../src/managed/resolve-pod-for-claim.ts';
+import { type ResolveContext, resolvePodForClaim } from '../src/managed/resolve-pod-for-claim.ts';
+import { rejection } from './consumer-fixtures.ts';
 
 const WORKLOADS = 'workloads';
 const NODE = 'worker-a';
@@ -106,16 +107,6 @@ const driverContext = (admin: KubeClient, nodeUID: string, overrides: Partial<Re
   purpose: 'prepare',
   ...overrides,
 });
-
-async function rejection(promise: Promise<ResolvedConsumer>): Promise<SriovDraError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isSriovDraError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('resolvePodForClaim on a real API server', () => {
   let cp: ControlPlane;

@@ -311,7 +311,14 @@ async function runDelegatesDirectly(
   const runNode = async (): Promise<number> => {
     const sandbox = createSandbox();
     const id = `${containerID}-node`;
-    const runtimeConf = (ifName: string): RuntimeConf => ({ containerID: id, netns: sandbox.path, ifName, args: args(id), capabilityArgs: {}, cacheDir: context.directCacheDir });
+    const runtimeConf = (ifName: string): RuntimeConf => ({
+      containerID: id,
+      netns: sandbox.path,
+      ifName,
+      args: args(id),
+      capabilityArgs: {},
+      cacheDir: context.directCacheDir,
+    });
     const options = { binDirs: context.binDirs, timeoutMs: 60_000 };
     try {
       const started = performance.now();
@@ -365,7 +372,10 @@ async function managedAddsFor(standInDir: string, containerID: string): Promise<
 async function measure(context: Omit<Context, 'run'>): Promise<RunFigures> {
   const { cp, sides, audit, standInDir, node } = context;
   const samples = new Map<SideName, SideSamples>(
-    SIDES.map((name) => [name, { addMs: [], delegatesMs: [], goDelegatesMs: [], requests: [], stale: 0, inDaemon: { requestMs: [], delegatesMs: [], liveReadsMs: [] } }]),
+    SIDES.map((name) => [
+      name,
+      { addMs: [], delegatesMs: [], goDelegatesMs: [], requests: [], stale: 0, inDaemon: { requestMs: [], delegatesMs: [], liveReadsMs: [] } },
+    ]),
   );
   const shimExecMs: number[] = [];
   const loadStart = loadavg();

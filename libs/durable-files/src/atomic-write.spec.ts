@@ -15,7 +15,18 @@ const MODULE = fileURLToPath(new URL('./atomic-write.ts', import.meta.url));
 async function flushesOf(path: string, options: string): Promise<string[]> {
   const trace = `${path}.strace`;
   const script = `const { writeFileAtomic } = await import(${JSON.stringify(MODULE)}); await writeFileAtomic(${JSON.stringify(path)}, 'x', ${options});`;
-  execFileSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,sync_file_range,syncfs', '-o', trace, process.execPath, '--input-type=module', '-e', script]);
+  execFileSync('strace', [
+    '-f',
+    '-qq',
+    '-e',
+    'trace=fsync,fdatasync,sync_file_range,syncfs',
+    '-o',
+    trace,
+    process.execPath,
+    '--input-type=module',
+    '-e',
+    script,
+  ]);
   const calls = (await readFile(trace, 'utf8')).split('\n').filter((line) => /\b(fsync|fdatasync|sync_file_range|syncfs)\(/.test(line));
   await rm(trace);
   return calls;

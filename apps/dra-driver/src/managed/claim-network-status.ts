@@ -110,7 +110,6 @@ export function withNetworkStatus(current: readonly AllocatedDeviceStatus[], rep
   return jsonEqualIgnoringKeyOrder(next, current) ? undefined : next;
 }
 
-
 interface StatusCondition {
   readonly type: string;
   readonly status: string;

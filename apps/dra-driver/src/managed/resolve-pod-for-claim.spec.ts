@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { DRIVER_NAME, SriovDraError, isSriovDraError } from '@sriov-dra/contract';
+import { DRIVER_NAME, SriovDraError } from '@sriov-dra/contract';
 import {
   CLAIM,
   CLAIM_UID,
@@ -16,6 +16,7 @@ import {
   apiPod,
   gpuResult,
   podController,
+  rejection,
   vfResult,
 } from '../../test/consumer-fixtures.ts';
 import type { ResolvePurpose } from './consumer-pod.ts';
@@ -41,16 +42,6 @@ const LIVE = { [`pod ${NAMESPACE}/${POD}`]: apiPod(), [`node ${NODE}`]: apiNode(
 
 function resolve(claim: unknown, reader: ConsumerReader, purpose: ResolvePurpose = 'prepare'): Promise<ResolvedConsumer> {
   return resolvePodForClaim(claim, { reader, nodeName: NODE, nodeUID: NODE_UID, driverName: DRIVER_NAME, snapshot: SNAPSHOT, purpose });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SriovDraError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isSriovDraError(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('resolvePodForClaim', () => {

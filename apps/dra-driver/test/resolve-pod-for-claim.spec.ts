@@ -136,8 +136,10 @@ describe('resolvePodForClaim on a real API server', () => {
     // The API server stores the empty list as no list at all: the resolver must not need it.
     expect((stored['status'] as { resourceClaimStatuses?: unknown }).resourceClaimStatuses).toBeUndefined();
 
-    await expect(resolvePodForClaim(await liveClaim(admin, 'direct-nics'), context())).resolves.toEqual({
-      pod: { namespace: WORKLOADS, name: 'direct', uid: pod.metadata.uid, nodeName: NODE },
+    const resolved = await resolvePodForClaim(await liveClaim(admin, 'direct-nics'), context());
+    expect({ ...resolved, livePod: resolved.livePod.metadata.uid }).toEqual({
+      livePod: pod.metadata.uid,
+      pod: { namespace: WORKLOADS, name: 'direct', uid: pod.metadata.uid, nodeName: NODE, annotations: {} },
       claims: [{ name: 'direct-nics', uid: claim.metadata.uid, podClaimNames: ['net'] }],
       results: [
         { request: 'vfs', pool: NODE, device: VF_A },
@@ -277,7 +279,7 @@ describe('resolvePodForClaim with the real resource claim controller', () => {
     await allocate(admin, generated, pod);
 
     const resolved = await resolvePodForClaim(await liveClaim(admin, generated), driverContext(admin, nodeUID));
-    expect(resolved.pod).toEqual({ namespace: WORKLOADS, name: 'generated', uid: pod.metadata.uid, nodeName: NODE });
+    expect(resolved.pod).toEqual({ namespace: WORKLOADS, name: 'generated', uid: pod.metadata.uid, nodeName: NODE, annotations: {} });
     expect(resolved.claims).toEqual([{ name: generated, uid: expect.any(String), podClaimNames: ['net'] }]);
     expect(resolved.results.map((result) => result.device)).toEqual([VF_A, VF_B]);
   }, 60_000);

@@ -228,10 +228,11 @@ describe('DevicePreparer in managed mode', () => {
     configSHA256: createHash('sha256').update(CONFIG).digest('hex'),
   });
 
-  it('records each planned binding as Pending, shadow UID empty, in the first checkpoint record', async () => {
-    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])]]));
+  it('records each planned binding as Pending, shadow UID empty, in the first checkpoint record, from the claim the plan was made of', async () => {
+    // No claim to read: the managed path hands over the claim it read live, and it is not read again.
+    const host = await setup(new Map());
     const binding = planned('0000-3b-00-2', VF0, 'a');
-    await (await host.open()).prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', binding]]) });
+    await (await host.open()).prepare(CLAIM_A, signal, { claim: claimOf(CLAIM_A, ['0000-3b-00-2']), bindings: new Map([['0000-3b-00-2', binding]]) });
     const recorded = (host.checkpoint().claims[CLAIM_A.uid]?.devices as { managedBinding?: unknown }[] | undefined)?.map((device) => device.managedBinding);
     expect(recorded).toEqual([{ ...binding, phase: 'Pending', shadow: { ...binding.shadow, uid: '' } }]);
     expect(host.driverOf(VF0)).toBe('mlx5_core');
@@ -241,13 +242,14 @@ describe('DevicePreparer in managed mode', () => {
     ['a VfConfig binding the VF to vfio-pci', [vfioConfig('vfio-pci')]],
     ['no VfConfig driver while the VF already is on vfio-pci', []],
   ])('refuses %s before touching the host', async (_case, config) => {
-    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'], config)]]));
+    const claim = claimOf(CLAIM_A, ['0000-3b-00-2'], config);
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]));
     if (config.length === 0) await new DriverBinder({ sysfsRoot: path.join(host.cdiRoot, '..', 'sys') }).ensureDriver(VF0, 'vfio-pci');
     const before = host.driverOf(VF0);
     const refused = await (
       await host.open()
     )
-      .prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'b')]]) })
+      .prepare(CLAIM_A, signal, { claim, bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'b')]]) })
       .catch((error: unknown) => error);
     expect(isSriovDraError(refused) && refused.code).toBe('UnsupportedDeviceState');
     expect(fs.existsSync(path.join(host.cdiRoot, '..', 'plugin', 'checkpoint.json'))).toBe(false);
@@ -255,8 +257,9 @@ describe('DevicePreparer in managed mode', () => {
   });
 
   it('releases the host once Deleting is durable, records ReleaseComplete, never repeats it, and forgets the claim last', async () => {
-    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])]]));
-    await (await host.open()).prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'd')]]) });
+    const claim = claimOf(CLAIM_A, ['0000-3b-00-2']);
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]));
+    await (await host.open()).prepare(CLAIM_A, signal, { claim, bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'd')]]) });
     const pluginDir = path.join(host.cdiRoot, '..', 'plugin');
     const phaseOf = () =>
       (host.checkpoint().claims[CLAIM_A.uid]?.devices as { managedBinding?: { phase: string } }[] | undefined)?.map((device) => device.managedBinding?.phase);
@@ -288,12 +291,13 @@ describe('DevicePreparer in managed mode', () => {
   });
 
   it('refuses a claim prepared before managed attachment was enabled', async () => {
-    const host = await setup(new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'])]]));
+    const claim = claimOf(CLAIM_A, ['0000-3b-00-2']);
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]));
     await (await host.open()).prepare(CLAIM_A, signal);
     const refused = await (
       await host.open()
     )
-      .prepare(CLAIM_A, signal, { bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'c')]]) })
+      .prepare(CLAIM_A, signal, { claim, bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'c')]]) })
       .catch((error: unknown) => error);
     expect(isSriovDraError(refused) && refused.code).toBe('UnsupportedDeviceState');
   });

@@ -14,6 +14,9 @@ import { readVfioDevice } from './vfio-device.ts';
 
 /** Managed mode (§8.1 step 2): the planned binding of every device of the claim, by device name. */
 export interface ManagedDevicePlan {
+  /** The claim as the managed path just read it live: its allocation is what the bindings were planned from. */
+  readonly claim: ReservedClaim;
+  /** Empty for a claim already recorded: a record's bindings are never planned again. */
   readonly bindings: ReadonlyMap<string, PlannedBinding>;
 }
 
@@ -50,7 +53,7 @@ export class DevicePreparer implements ClaimPreparer {
    */
   async prepare(ref: ClaimRef, signal: AbortSignal, managed?: ManagedDevicePlan): Promise<readonly PreparedDevice[]> {
     const { checkpoint, logger } = this.options;
-    const claim = await this.options.readClaim(ref.namespace, ref.name, signal);
+    const claim = managed?.claim ?? (await this.options.readClaim(ref.namespace, ref.name, signal));
     const planned = planClaimPreparation(ref, claim, this.options.nodeName, this.options.vfsByDevice());
     if (!planned.ok) throw planned.error;
     const plan = planned.value;

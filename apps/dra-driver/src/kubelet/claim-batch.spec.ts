@@ -2,17 +2,17 @@ import { describe, expect, it } from '@jest/globals';
 import { SriovDraError } from '@sriov-dra/contract';
 import { pino } from 'pino';
 import { type ClaimOutcome, runClaimBatch } from './claim-batch.ts';
-import { ClaimLocks } from './claim-locks.ts';
+import { KeyedLocks } from './keyed-locks.ts';
 import type { ClaimRef } from './claim-preparer.ts';
 
 const logger = pino({ level: 'silent' });
 const never = new AbortController().signal;
 
-function options(overrides: { deadlineMs?: number; locks?: ClaimLocks; cancelled?: AbortSignal } = {}) {
+function options(overrides: { deadlineMs?: number; locks?: KeyedLocks; cancelled?: AbortSignal } = {}) {
   return {
     verb: 'prepare' as const,
     deadlineMs: overrides.deadlineMs ?? 5_000,
-    locks: overrides.locks ?? new ClaimLocks(),
+    locks: overrides.locks ?? new KeyedLocks(),
     cancelled: overrides.cancelled ?? never,
     logger,
   };
@@ -70,7 +70,7 @@ describe('runClaimBatch', () => {
   });
 
   it('keeps the claim locked until timed-out work really ends, and never starts work queued past the deadline', async () => {
-    const locks = new ClaimLocks();
+    const locks = new KeyedLocks();
     const events: string[] = [];
     const firstCall = runClaimBatch([claim('u1')], options({ deadlineMs: 50, locks }), async () => {
       events.push('first start');

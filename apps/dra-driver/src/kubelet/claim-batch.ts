@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { ClaimLocks } from './claim-locks.ts';
+import type { KeyedLocks } from './keyed-locks.ts';
 import type { ClaimRef } from './claim-preparer.ts';
 import { KubeletPluginError } from './kubelet-plugin-error.ts';
 
@@ -19,7 +19,7 @@ export interface ClaimBatchOptions {
   readonly verb: ClaimVerb;
   /** Time from the start of the call after which unfinished claims are answered with a timeout error. */
   readonly deadlineMs: number;
-  readonly locks: ClaimLocks;
+  readonly locks: KeyedLocks;
   /** Aborts when the kubelet cancels the call. */
   readonly cancelled: AbortSignal;
   readonly logger: Logger;

@@ -2,7 +2,7 @@ import { type ServerUnaryCall, type sendUnaryData, status } from '@grpc/grpc-js'
 import type { draV1, draV1beta1 } from '@sriov-dra/kubelet-api';
 import type { Logger } from 'pino';
 import { type ClaimOutcome, type ClaimVerb, runClaimBatch } from './claim-batch.ts';
-import { ClaimLocks } from './claim-locks.ts';
+import { KeyedLocks } from './keyed-locks.ts';
 import type { ClaimPreparer, ClaimRef, PreparedDevice } from './claim-preparer.ts';
 
 export interface DraServiceOptions {
@@ -47,7 +47,7 @@ function v1beta1Device(device: PreparedDevice): draV1beta1.Device {
 
 export function createDraServices(options: DraServiceOptions): DraServices {
   const { preparer, callDeadlineMs, logger } = options;
-  const locks = new ClaimLocks();
+  const locks = new KeyedLocks();
 
   function logOutcomes(verb: ClaimVerb, outcomes: ReadonlyMap<string, ClaimOutcome<unknown>>): void {
     for (const [claimUID, outcome] of outcomes) {

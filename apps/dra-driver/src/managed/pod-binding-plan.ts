@@ -41,7 +41,6 @@ export async function planClaimBindings(
 ): Promise<ReadonlyMap<string, PlannedBinding>> {
   const { client, signal } = context;
   const { pod } = consumer;
-  const livePod = await client.get(resourceTypes.pod, { namespace: pod.namespace, name: pod.name }, signal);
   const snapshot = { pool: context.node.name, devices: new Set(context.eligible.keys()) };
   const sources = new Map<string, Promise<SourceTemplate>>();
   const allocations: ManagedAllocation[] = [];
@@ -84,12 +83,7 @@ export async function planClaimBindings(
   const plan = unwrap(
     planManagedBindings({
       node: context.node,
-      pod: {
-        namespace: pod.namespace,
-        name: pod.name,
-        uid: pod.uid,
-        ...(livePod.metadata.annotations === undefined ? {} : { annotations: livePod.metadata.annotations }),
-      },
+      pod: { namespace: pod.namespace, name: pod.name, uid: pod.uid, annotations: pod.annotations },
       allocations,
     }),
   );

@@ -1,4 +1,5 @@
-import type { Result } from '@sriov-dra/contract';
+import { type Result, SriovDraError } from '@sriov-dra/contract';
+import { type Pod, podSchema } from '@sriov-dra/k8s';
 import { reservedPodOf } from './claim-reservation.ts';
 import { type ConsumerClaim, parseConsumerClaim, parseConsumerNode, parseConsumerPod } from './consumer-objects.ts';
 import { type ResolvePurpose, checkPodEligibility, podObject, verifyConsumerPod } from './consumer-pod.ts';
@@ -36,6 +37,8 @@ export interface VerifiedPod {
   readonly name: string;
   readonly uid: string;
   readonly nodeName: string;
+  /** As the live GET returned them: the binding plan checks the selections it will merge against these. */
+  readonly annotations: Readonly<Record<string, string>>;
 }
 
 export interface ResolvedConsumer {
@@ -44,6 +47,8 @@ export interface ResolvedConsumer {
   readonly claims: readonly PodClaimReference[];
   /** The claim's allocation results of this driver, each a device of this node's pool. */
   readonly results: readonly OwnedResult[];
+  /** The Pod as read: the first guarded patch of its selections is tested against this resourceVersion. */
+  readonly livePod: Pod;
 }
 
 function unwrap<T>(result: Result<T>): T {
@@ -88,5 +93,16 @@ export async function resolvePodForClaim(liveClaim: unknown, context: ResolveCon
   const claims = unwrap(verifyPodClaimReferences(pod, names, claim, others));
 
   const results = unwrap(ownedResults(claim, context.driverName, context.snapshot));
-  return { pod: { namespace: pod.namespace, name: pod.name, uid: pod.uid, nodeName: pod.nodeName }, claims, results };
+  const asRead = podSchema.safeParse(livePod);
+  if (!asRead.success) {
+    throw new SriovDraError('MalformedApiResponse', `the Pod as read lacks ${asRead.error.issues[0]?.path.join('.') ?? 'a field'}`, {
+      object: podObject(reserved),
+    });
+  }
+  return {
+    pod: { namespace: pod.namespace, name: pod.name, uid: pod.uid, nodeName: pod.nodeName, annotations: asRead.data.metadata.annotations ?? {} },
+    claims,
+    results,
+    livePod: asRead.data,
+  };
 }

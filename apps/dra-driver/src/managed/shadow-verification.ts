@@ -24,14 +24,15 @@ export type ShadowRepair = 'none' | 'restore-finalizer';
  * owner reference without blockOwnerDeletion, the same config bytes — so a lost Create response or a
  * restart can adopt it. Anything else under that name is someone else's object (or an edited one) and
  * is never overwritten: ShadowConflict names the first difference. A shadow being deleted cannot serve a
- * Pod and is never recreated while it still exists: ShadowDeletionPending. A missing protection finalizer
+ * Pod and is never recreated while it still exists: ShadowDeletionPending, except to a release. A missing protection finalizer
  * on an otherwise exact shadow is the one thing restored.
  */
-export function verifyShadow(found: ShadowObject, desired: DesiredShadow): Result<ShadowRepair> {
+export function verifyShadow(found: ShadowObject, desired: DesiredShadow, options: { readonly releasing?: boolean } = {}): Result<ShadowRepair> {
   const object = { kind: 'NetworkAttachmentDefinition', namespace: desired.metadata.namespace, name: desired.metadata.name, uid: found.metadata.uid };
   const conflict = (what: string): Result<never> =>
     fail('ShadowConflict', `${what}; the object under the shadow's name is not this binding's shadow and is left as it is`, { object });
-  if (found.metadata.deletionTimestamp !== undefined) {
+  // A release adopts its own shadow whatever its state: deleting is where a release wants it.
+  if (found.metadata.deletionTimestamp !== undefined && options.releasing !== true) {
     return fail('ShadowDeletionPending', `the shadow is being deleted (since ${found.metadata.deletionTimestamp}); it is not recreated while it exists`, {
       object,
     });

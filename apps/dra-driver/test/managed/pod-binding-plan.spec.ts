@@ -74,12 +74,13 @@ beforeAll(async () => {
   );
   const uidOf = (name: string): string => claims.get(name)?.metadata.uid ?? '';
   consumer = {
-    pod: { namespace: NS, name: 'trainer-0', uid: pod.metadata.uid, nodeName: NODE.name },
+    pod: { namespace: NS, name: 'trainer-0', uid: pod.metadata.uid, nodeName: NODE.name, annotations: pod.metadata.annotations ?? {} },
     claims: [
       { name: 'nics-b', uid: uidOf('nics-b'), podClaimNames: ['rail-b'] },
       { name: 'nics-a', uid: uidOf('nics-a'), podClaimNames: ['rail-a'] },
     ],
     results: [],
+    livePod: pod as never,
   };
   const attributes = { [NAD_NAME]: { string: 'rail-a' } };
   context = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ClaimLocks } from './claim-locks.ts';
+import { KeyedLocks } from './keyed-locks.ts';
 
 /** A promise the test settles by hand. */
 function gate(): { promise: Promise<void>; open: () => void; fail: (error: Error) => void } {
@@ -14,9 +14,9 @@ function gate(): { promise: Promise<void>; open: () => void; fail: (error: Error
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe('ClaimLocks', () => {
+describe('KeyedLocks', () => {
   it('runs work for one claim UID one at a time, in arrival order', async () => {
-    const locks = new ClaimLocks();
+    const locks = new KeyedLocks();
     const events: string[] = [];
     const first = gate();
     const a = locks.run('uid-1', async () => {
@@ -37,7 +37,7 @@ describe('ClaimLocks', () => {
   });
 
   it('runs different claim UIDs concurrently', async () => {
-    const locks = new ClaimLocks();
+    const locks = new KeyedLocks();
     const events: string[] = [];
     const first = gate();
     const a = locks.run('uid-1', async () => {
@@ -57,7 +57,7 @@ describe('ClaimLocks', () => {
   });
 
   it('passes a rejection to its caller and still releases the claim', async () => {
-    const locks = new ClaimLocks();
+    const locks = new KeyedLocks();
     const first = gate();
     const a = locks.run('uid-1', () => first.promise);
     const b = locks.run('uid-1', () => Promise.resolve('second ran'));
@@ -67,7 +67,7 @@ describe('ClaimLocks', () => {
   });
 
   it('forgets a claim once its work settled', async () => {
-    const locks = new ClaimLocks();
+    const locks = new KeyedLocks();
     const first = gate();
     const a = locks.run('uid-1', () => first.promise);
     expect(locks.busy).toEqual(['uid-1']);

@@ -1,0 +1,111 @@
+import { type DeviceAttributeValue, SriovDraError } from '@sriov-dra/contract';
+import { readResourceClaim } from '@sriov-dra/k8s';
+import type { ClaimRecord } from '../checkpoint/checkpoint-record.ts';
+import type { DevicePreparer } from '../device/device-preparer.ts';
+import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
+import { KeyedLocks } from '../kubelet/keyed-locks.ts';
+import { isReleasing, managedBindingsOf } from './binding-records.ts';
+import { type BindingStore, type ForwardOutcome, runForwardSequence } from './forward-sequence.ts';
+import { kubeConsumerReader } from './kube-consumer-reader.ts';
+import { planClaimBindings } from './pod-binding-plan.ts';
+import { type ReleaseOutcome, runReleaseSequence } from './release-sequence.ts';
+import { resolvePodForClaim } from './resolve-pod-for-claim.ts';
+
+export interface ManagedPreparerOptions extends BindingStore {
+  readonly node: { readonly name: string; readonly uid: string };
+  readonly driverName: string;
+  readonly devices: DevicePreparer;
+  /** The devices of the last ResourceSlice publication, with the attributes the scheduler saw. */
+  eligible(): ReadonlyMap<string, { readonly attributes: Readonly<Record<string, DeviceAttributeValue>> }>;
+  /** The VF behind a device name, from discovery. */
+  pciOf(device: string): string | undefined;
+  /** Observers of each completed sequence, for logs, Events and metrics. */
+  readonly onPrepared?: (ref: ClaimRef, outcome: ForwardOutcome) => void;
+  readonly onReleased?: (ref: ClaimRef, outcome: ReleaseOutcome) => void;
+}
+
+function releaseInProgress(ref: ClaimRef, record: ClaimRecord): SriovDraError {
+  return new SriovDraError(
+    'ClaimReleaseInProgress',
+    `the claim is still being released from Pod ${record.pod.namespace}/${record.pod.name} (${record.pod.uid})`,
+    {
+      object: { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
+      remedy: 'the kubelet retries the prepare; it succeeds once the earlier Pod’s release has finished',
+    },
+  );
+}
+
+/**
+ * NodePrepareResources and NodeUnprepareResources with managed attachment on (--multus-auto-attach, §8):
+ * the claim read live and its Pod resolved and verified (§6.1); under the Pod's lock — taken inside the
+ * kubelet runtime's claim lock, never the other way round — a new claim's bindings are planned over all
+ * the Pod's claims and recorded Pending with the hardware changes, then the forward sequence creates the
+ * shadows and hands the selections to the Pod. A recorded claim is never planned again: its retry runs
+ * the same forward sequence from the frozen record. A claim recorded without managed bindings (prepared
+ * before the mode was turned on) is still released the way it was prepared.
+ */
+export class ManagedPreparer implements ClaimPreparer {
+  readonly #options: ManagedPreparerOptions;
+  readonly #podLocks = new KeyedLocks();
+
+  constructor(options: ManagedPreparerOptions) {
+    this.#options = options;
+  }
+
+  async prepare(ref: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {
+    const options = this.#options;
+    const recorded = options.checkpoint.get(ref.uid);
+    if (recorded !== undefined && isReleasing(recorded)) throw releaseInProgress(ref, recorded);
+    const claim = await readResourceClaim(options.client, ref.namespace, ref.name, signal);
+    if (claim.metadata.uid !== ref.uid) {
+      throw new SriovDraError('ObjectReplaced', `the kubelet asked for UID ${ref.uid}, the API server has UID ${claim.metadata.uid}`, {
+        object: { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
+      });
+    }
+    const eligible = options.eligible();
+    // A recorded device stays the claim's even if a later policy change stopped publishing it.
+    const devices = new Set([...eligible.keys(), ...(recorded === undefined ? [] : managedBindingsOf(recorded).map((binding) => binding.device))]);
+    const consumer = await resolvePodForClaim(claim, {
+      reader: kubeConsumerReader(options.client),
+      nodeName: options.node.name,
+      nodeUID: options.node.uid,
+      driverName: options.driverName,
+      snapshot: { pool: options.node.name, devices },
+      purpose: recorded === undefined ? 'prepare' : 'retry',
+      signal,
+    });
+    return this.#podLocks.run(consumer.pod.uid, async () => {
+      const current = options.checkpoint.get(ref.uid);
+      if (current !== undefined && isReleasing(current)) throw releaseInProgress(ref, current);
+      const bindings =
+        current === undefined
+          ? await planClaimBindings(consumer, ref.uid, claim, {
+              client: options.client,
+              node: options.node,
+              driverName: options.driverName,
+              eligible,
+              pciOf: (device) => options.pciOf(device),
+              signal,
+            })
+          : new Map();
+      const prepared = await options.devices.prepare(ref, signal, { claim, bindings });
+      const outcome = await runForwardSequence(options, ref.uid, { current: consumer.livePod, signal });
+      options.onPrepared?.(ref, outcome);
+      return prepared;
+    });
+  }
+
+  async unprepare(ref: ClaimRef, signal: AbortSignal): Promise<void> {
+    const options = this.#options;
+    const record = options.checkpoint.get(ref.uid);
+    if (record === undefined) return;
+    if (managedBindingsOf(record).length === 0) {
+      await options.devices.unprepare(ref, signal);
+      return;
+    }
+    await this.#podLocks.run(record.pod.uid, async () => {
+      const outcome = await runReleaseSequence(options, options.devices, ref, signal);
+      options.onReleased?.(ref, outcome);
+    });
+  }
+}

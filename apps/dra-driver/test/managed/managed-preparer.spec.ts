@@ -1,0 +1,208 @@
+// NodePrepareResources and NodeUnprepareResources with managed attachment on, end to end below the gRPC
+// wire: a real v1.36.3 API server (with the garbage collector), the driver's own RBAC, a fake sysfs served
+// by the kernel emulator, the checkpoint on disk. Every preparer is opened fresh over the same state
+// directory, as a restarted driver would be.
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { ATTACHMENT_PROTECTION_FINALIZER, isSriovDraError } from '@sriov-dra/contract';
+import { type KubeClient, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { waitFor } from '@sriov-dra/k8s/testing';
+import {
+  DEVICES,
+  type ManagedNode,
+  NS,
+  VFS,
+  createSource,
+  createWorkload,
+  listShadows,
+  podSelections,
+  sourceConfig,
+  startManagedNode,
+} from './managed-node.ts';
+
+const signal = new AbortController().signal;
+
+let host: ManagedNode;
+let admin: KubeClient;
+
+beforeAll(async () => {
+  host = await startManagedNode();
+  admin = host.admin;
+  await createSource(admin, 'rail-a', '192.0.2.0/24');
+}, 180_000);
+
+afterAll(async () => {
+  await host.stop();
+});
+
+jest.setTimeout(60_000);
+
+async function deletePod(name: string): Promise<void> {
+  await admin.delete(resourceTypes.pod, { namespace: NS, name }, { gracePeriodSeconds: 0 });
+  await waitFor(
+    `Pod ${name} to be gone`,
+    async () => {
+      try {
+        await admin.get(resourceTypes.pod, { namespace: NS, name });
+        return false;
+      } catch (error) {
+        return isApiError(error, 'NotFound');
+      }
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
+describe('managed prepare and unprepare', () => {
+  it('gives a claim of two VFs two protected shadows and the Pod’s selections, writes nothing on retry, and releases it all once', async () => {
+    const source = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: 'rail-a' });
+    const workload = await createWorkload(admin, 'trainer-0', { pair: [DEVICES[0] ?? '', DEVICES[1] ?? ''] });
+    const ref = workload.ref('pair');
+
+    const devices = await (await host.open()).prepare(ref, signal);
+    expect(devices.map((device) => device.deviceName)).toEqual([DEVICES[0], DEVICES[1]]);
+
+    const shadows = await listShadows(admin);
+    expect(shadows.size).toBe(2);
+    const [record] = await host.records();
+    const bindings = record?.devices.map((device) => device.managedBinding);
+    expect(bindings?.map((binding) => [binding?.phase, binding?.pciAddress, binding?.interface])).toEqual([
+      ['Ready', VFS[0], 'dra0'],
+      ['Ready', VFS[1], 'dra1'],
+    ]);
+    for (const binding of bindings ?? []) {
+      const shadow = shadows.get(binding?.shadow.name ?? '');
+      expect(shadow?.metadata.uid).toBe(binding?.shadow.uid);
+      expect(shadow?.metadata.finalizers).toEqual([ATTACHMENT_PROTECTION_FINALIZER]);
+      expect(shadow?.metadata.ownerReferences).toEqual([
+        { apiVersion: 'v1', kind: 'Pod', name: 'trainer-0', uid: workload.pod.metadata.uid, blockOwnerDeletion: false },
+      ]);
+      expect(JSON.parse(shadow?.spec.config ?? '{}')).toEqual({ ...JSON.parse(sourceConfig('rail-a', '192.0.2.0/24')), deviceID: binding?.pciAddress });
+    }
+    const selections = await podSelections(admin, 'trainer-0');
+    expect(selections.networks).toEqual((bindings ?? []).map((binding) => ({ name: binding?.shadow.name, namespace: NS, interface: binding?.interface })));
+    expect(selections.registry?.entries.map((entry) => [entry['claimUID'], entry['uid'], entry['interface']])).toEqual(
+      (bindings ?? []).map((binding) => [ref.uid, binding?.shadow.uid, binding?.interface]),
+    );
+
+    // A kubelet retry (here after a restart) finds everything done and writes nothing.
+    await (await host.open()).prepare(ref, signal);
+    expect((await podSelections(admin, 'trainer-0')).resourceVersion).toBe(selections.resourceVersion);
+    expect([...(await listShadows(admin)).values()].map((shadow) => shadow.metadata.resourceVersion)).toEqual(
+      [...shadows.values()].map((shadow) => shadow.metadata.resourceVersion),
+    );
+
+    await (await host.open()).unprepare(ref, signal);
+    expect(await listShadows(admin)).toEqual(new Map());
+    const released = await podSelections(admin, 'trainer-0');
+    expect([released.networks, released.registry]).toEqual([undefined, undefined]);
+    expect(await host.records()).toEqual([]);
+    expect(host.cdiFiles()).toEqual([]);
+    await (await host.open()).unprepare(ref, signal);
+
+    // The source template was only read.
+    expect((await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: 'rail-a' })).metadata.resourceVersion).toBe(
+      source.metadata.resourceVersion,
+    );
+    await deletePod('trainer-0');
+  });
+
+  it('numbers interfaces over all the Pod’s claims whichever is prepared first, and releasing one claim keeps the other’s entries', async () => {
+    const workload = await createWorkload(admin, 'trainer-1', { 'rail-b': [DEVICES[3] ?? ''], 'rail-a': [DEVICES[2] ?? ''] });
+    const preparer = await host.open();
+    await preparer.prepare(workload.ref('rail-b'), signal);
+    await preparer.prepare(workload.ref('rail-a'), signal);
+    const interfaces = (await host.records()).flatMap((record) =>
+      record.devices.map((device) => [record.claimName, device.managedBinding?.interface, device.managedBinding?.phase]),
+    );
+    expect(interfaces.sort()).toEqual([
+      ['rail-a', 'dra0', 'Ready'],
+      ['rail-b', 'dra1', 'Ready'],
+    ]);
+    expect(((await podSelections(admin, 'trainer-1')).networks as { interface: string }[]).map((entry) => entry.interface)).toEqual(['dra1', 'dra0']);
+
+    await preparer.unprepare(workload.ref('rail-b'), signal);
+    const left = await podSelections(admin, 'trainer-1');
+    expect((left.networks as { interface: string }[]).map((entry) => entry.interface)).toEqual(['dra0']);
+    expect(left.registry?.entries.map((entry) => entry['claimUID'])).toEqual([workload.ref('rail-a').uid]);
+    expect([...(await listShadows(admin)).values()].map((shadow) => shadow.metadata.labels?.['sriovnetwork.k8snetworkplumbingwg.io/claim-uid'])).toEqual([
+      workload.ref('rail-a').uid,
+    ]);
+    await preparer.unprepare(workload.ref('rail-a'), signal);
+    expect(await listShadows(admin)).toEqual(new Map());
+    await deletePod('trainer-1');
+  });
+
+  it('ignores source edits and deletion for an existing binding, and gives a reused claim a new binding identity', async () => {
+    await createSource(admin, 'rail-x', '198.51.100.0/24');
+    const first = await createWorkload(admin, 'trainer-2', { reused: [DEVICES[4] ?? ''] }, {});
+    const opened = await host.open({ sourceOf: () => 'rail-x' });
+    await opened.prepare(first.ref('reused'), signal);
+    const [before] = [...(await listShadows(admin)).values()];
+
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: 'rail-x' },
+      { spec: { config: sourceConfig('rail-x', '203.0.113.0/24') } },
+      'application/merge-patch+json',
+    );
+    await (await host.open({ sourceOf: () => 'rail-x' })).prepare(first.ref('reused'), signal);
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: 'rail-x' });
+    await (await host.open({ sourceOf: () => 'rail-x' })).prepare(first.ref('reused'), signal);
+    const [after] = [...(await listShadows(admin)).values()];
+    expect(after?.metadata.uid).toBe(before?.metadata.uid);
+    expect(after?.spec.config).toContain('198.51.100.0/24');
+
+    await (await host.open()).unprepare(first.ref('reused'), signal);
+    await deletePod('trainer-2');
+    await createSource(admin, 'rail-x', '203.0.113.0/24');
+    const second = await createWorkload(admin, 'trainer-3', { reused: [DEVICES[4] ?? ''] });
+    expect(second.ref('reused').uid).toBe(first.ref('reused').uid);
+    await (await host.open({ sourceOf: () => 'rail-x' })).prepare(second.ref('reused'), signal);
+    const [reused] = [...(await listShadows(admin)).values()];
+    expect(reused?.metadata.name).not.toBe(before?.metadata.name);
+    expect(reused?.spec.config).toContain('203.0.113.0/24');
+    const [record] = await host.records();
+    expect(record?.pod.uid).toBe(second.pod.metadata.uid);
+    await (await host.open()).unprepare(second.ref('reused'), signal);
+    await deletePod('trainer-3');
+  });
+
+  it('refuses a new Pod of a claim whose release is still in progress, and serves it once the release finished', async () => {
+    // The release stops after Deleting is durable: the driver may not delete NADs (yet).
+    await admin.create(resourceTypes.clusterRole, {
+      metadata: { name: 'no-nad-delete' },
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'patch'] },
+        { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+        { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
+        { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'create', 'patch'] },
+      ],
+    });
+    await admin.create(resourceTypes.clusterRoleBinding, {
+      metadata: { name: 'no-nad-delete' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'no-nad-delete' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'limited-driver' }],
+    });
+    const limited = host.cp.clientFor('limited-driver');
+    const first = await createWorkload(admin, 'trainer-4', { handover: [DEVICES[5] ?? ''] });
+    await (await host.open()).prepare(first.ref('handover'), signal);
+    const refused = await (await host.open({ client: limited })).unprepare(first.ref('handover'), signal).catch((error: unknown) => error);
+    expect(isApiError(refused, 'Forbidden')).toBe(true);
+    expect((await host.records()).flatMap((record) => record.devices.map((device) => device.managedBinding?.phase))).toEqual(['Deleting']);
+    // Nothing past the failed step happened: the Pod keeps its selection, the VF its preparation.
+    expect(((await podSelections(admin, 'trainer-4')).networks as unknown[]).length).toBe(1);
+    expect(host.cdiFiles().length).toBe(2);
+
+    await deletePod('trainer-4');
+    const second = await createWorkload(admin, 'trainer-5', { handover: [DEVICES[5] ?? ''] });
+    const early = await (await host.open()).prepare(second.ref('handover'), signal).catch((error: unknown) => error);
+    expect(isSriovDraError(early) && early.code).toBe('ClaimReleaseInProgress');
+
+    await (await host.open()).unprepare(first.ref('handover'), signal);
+    expect(await listShadows(admin)).toEqual(new Map());
+    await (await host.open()).prepare(second.ref('handover'), signal);
+    expect((await host.records()).map((record) => record.pod.uid)).toEqual([second.pod.metadata.uid]);
+    await (await host.open()).unprepare(second.ref('handover'), signal);
+    await deletePod('trainer-5');
+  });
+});

@@ -19,6 +19,7 @@ import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { type HealthServer, startHealthServer } from '@sriov-dra/k8s';
 import { startKubeletPlugin } from './kubelet/kubelet-plugin.ts';
 import { MeteredPreparer } from './kubelet/metered-preparer.ts';
+import { ManagedPreparer } from './managed/managed-preparer.ts';
 import { DriverMetrics } from './metrics.ts';
 import type { InventoryDevice } from './policy/policy-devices.ts';
 import type { PublishLimits } from './policy/publishable-device.ts';
@@ -215,8 +216,20 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
       logger,
     });
     await mkdir(flags.cdiRoot, { recursive: true });
+    const claimPreparer = flags.multusAutoAttach
+      ? new ManagedPreparer({
+          client,
+          checkpoint,
+          nodeName: flags.nodeName,
+          node: { name: flags.nodeName, uid: node.metadata.uid },
+          driverName: DRIVER_NAME,
+          devices: devicePreparer,
+          eligible: () => publication.eligibleDevices(),
+          pciOf: (device) => scanner.state.inventory.virtualFunctions.find((vf) => deviceNameOf(vf.pciAddress) === device)?.pciAddress,
+        })
+      : devicePreparer;
     const preparer = new MeteredPreparer(
-      new ClaimDeviceStatusWriter(devicePreparer, {
+      new ClaimDeviceStatusWriter(claimPreparer, {
         client,
         driverName: DRIVER_NAME,
         logger,

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DRIVER_NAME, annotations, labels } from '@sriov-dra/contract';
+import { DRIVER_NAME, type DeviceAttributeValue, annotations, labels } from '@sriov-dra/contract';
+import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { type KubeClient, type KubeObject, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
@@ -32,9 +33,9 @@ import { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
 export const NS = 'ai-workloads';
 export const NODE = 'worker-1';
 export const DRIVER_USER = 'sriov-dra-driver';
-const NAD_NAME_ATTRIBUTE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
-/** The generator's first PF (ConnectX-6, mlx5_core VFs) is 0000:3b:00.0; its VFs start at function 2. */
-export const VFS = Array.from({ length: 8 }, (_, index) => `0000:3b:00.${index + 2}`);
+export const NAD_NAME_ATTRIBUTE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
+/** The generator's first PF (ConnectX-6, mlx5_core VFs) is 0000:3b:00.0; its VFs follow from function 2, on to device 01. */
+export const VFS = ['0000:3b:00.2', '0000:3b:00.3', '0000:3b:00.4', '0000:3b:00.5', '0000:3b:00.6', '0000:3b:00.7', '0000:3b:01.0', '0000:3b:01.1'];
 export const DEVICES = VFS.map(deviceNameOf);
 
 export const sourceConfig = (name: string, subnet: string): string =>
@@ -43,10 +44,23 @@ export const sourceConfig = (name: string, subnet: string): string =>
 export interface OpenOptions {
   /** The API identity; the driver's own by default. */
   readonly client?: KubeClient;
-  /** The durable checkpoint write, to fail it at will; the real atomic write by default. */
-  readonly write?: (file: string, data: string) => Promise<void>;
+  /** Fails the checkpoint write whose next state this returns true for; that write leaves the file as it was. */
+  readonly failWrite?: (next: Readonly<Record<string, ClaimRecord>>) => boolean;
   /** The source template each device's published attributes name; rail-a for all by default. */
   readonly sourceOf?: (device: string) => string;
+  /** Each device's published attributes, replacing the source reference altogether; undefined: not published. */
+  readonly attributesOf?: (device: string) => Readonly<Record<string, DeviceAttributeValue>> | undefined;
+}
+
+export const INJECTED_WRITE_FAILURE = 'injected checkpoint write failure';
+
+export interface NodeState {
+  readonly bindings: readonly { claim: string; pod: string; phase: string | undefined; shadow: string | undefined; shadowUID: string | undefined }[];
+  readonly shadows: readonly { name: string; uid: string; finalizers: readonly string[]; deleting: boolean }[];
+  readonly selections: { networks: unknown; registry: readonly Record<string, unknown>[] } | 'no Pod';
+  readonly cdi: readonly string[];
+  /** The kernel driver of each VF, in VFS order. */
+  readonly drivers: readonly (string | null)[];
 }
 
 export interface ManagedNode {
@@ -60,9 +74,15 @@ export interface ManagedNode {
   open(options?: OpenOptions): Promise<ManagedPreparer>;
   /** The kernel driver bound to a VF now, read from sysfs. */
   driverOf(pci: string): string | null;
+  /** Binds a VF to a driver, or unbinds it (null), as an administrator or another tool would. */
+  setDriver(pci: string, driver: string | null): Promise<void>;
+  /** Each VF's kernel driver as the node started, in VFS order: what every release must leave. */
+  readonly initialDrivers: readonly (string | null)[];
   cdiFiles(): string[];
   /** The checkpoint file's records, read from disk. */
   records(): Promise<ClaimRecord[]>;
+  /** Everything a failure could leak, in one comparable value. */
+  state(pod: string): Promise<NodeState>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +113,8 @@ export async function startManagedNode(): Promise<ManagedNode> {
   const inventory = await discoverInventory(createSysfs(sysfsRoot));
   if (!inventory.ok) throw inventory.error;
   const vfs = new Map(inventory.value.virtualFunctions.map((vf) => [deviceNameOf(vf.pciAddress), vf]));
+  const discovered = inventory.value.virtualFunctions.map((vf) => vf.pciAddress).sort();
+  if (JSON.stringify(discovered) !== JSON.stringify(VFS)) throw new Error(`the fake sysfs has VFs ${discovered.join(', ')}, not ${VFS.join(', ')}`);
   const pluginDir = path.join(dir, 'plugin');
   const cdiRoot = path.join(dir, 'cdi');
   fs.mkdirSync(pluginDir);
@@ -100,7 +122,14 @@ export async function startManagedNode(): Promise<ManagedNode> {
 
   const open = async (options: OpenOptions = {}): Promise<ManagedPreparer> => {
     const client = options.client ?? driver;
-    const checkpoint = await CheckpointStore.open({ directory: pluginDir, ...(options.write === undefined ? {} : { write: options.write }) });
+    const { failWrite } = options;
+    const checkpoint = await CheckpointStore.open({
+      directory: pluginDir,
+      write: async (file, data) => {
+        if (failWrite?.((JSON.parse(data) as { claims: Record<string, ClaimRecord> }).claims) === true) throw new Error(INJECTED_WRITE_FAILURE);
+        await writeFileAtomic(file, data);
+      },
+    });
     const logger = pino({ level: 'silent' });
     const devices = new DevicePreparer({
       nodeName: NODE,
@@ -113,6 +142,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
       logger,
     });
     const sourceOf = options.sourceOf ?? (() => 'rail-a');
+    const attributesOf = options.attributesOf ?? ((device: string) => ({ [NAD_NAME_ATTRIBUTE]: { string: sourceOf(device) } }));
     return new ManagedPreparer({
       client,
       checkpoint,
@@ -120,11 +150,21 @@ export async function startManagedNode(): Promise<ManagedNode> {
       node,
       driverName: DRIVER_NAME,
       devices,
-      eligible: () => new Map(DEVICES.map((device) => [device, { attributes: { [NAD_NAME_ATTRIBUTE]: { string: sourceOf(device) } } }])),
+      eligible: () =>
+        new Map(
+          DEVICES.flatMap((device) => {
+            const attributes = attributesOf(device);
+            return attributes === undefined ? [] : [[device, { attributes }] as const];
+          }),
+        ),
       pciOf: (device) => vfs.get(device)?.pciAddress,
     });
   };
 
+  const driverOf = (pci: string): string | null => {
+    const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
+    return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
+  };
   return {
     cp,
     admin,
@@ -133,12 +173,44 @@ export async function startManagedNode(): Promise<ManagedNode> {
     pluginDir,
     cdiRoot,
     open,
-    driverOf: (pci) => {
-      const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
-      return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
+    driverOf,
+    setDriver: async (pci, driver) => {
+      await new DriverBinder({ sysfsRoot }).restoreDriver(pci, driver);
     },
+    initialDrivers: VFS.map(driverOf),
     cdiFiles: () => fs.readdirSync(cdiRoot).sort(),
     records: async () => (await CheckpointStore.open({ directory: pluginDir })).claims(),
+    state: async (pod) => {
+      const records = (await CheckpointStore.open({ directory: pluginDir })).claims();
+      const shadows = [...(await listShadows(admin)).values()].map((shadow) => ({
+        name: shadow.metadata.name,
+        uid: shadow.metadata.uid,
+        finalizers: shadow.metadata.finalizers ?? [],
+        deleting: shadow.metadata.deletionTimestamp !== undefined,
+      }));
+      let selections: NodeState['selections'] = 'no Pod';
+      try {
+        const { networks, registry } = await podSelections(admin, pod);
+        selections = { networks, registry: registry?.entries ?? [] };
+      } catch (error) {
+        if (!isApiError(error, 'NotFound')) throw error;
+      }
+      return {
+        bindings: records.flatMap((record) =>
+          record.devices.map((device) => ({
+            claim: record.claimName,
+            pod: record.pod.uid,
+            phase: device.managedBinding?.phase,
+            shadow: device.managedBinding?.shadow.name,
+            shadowUID: device.managedBinding?.shadow.uid,
+          })),
+        ),
+        shadows: shadows.sort((a, b) => a.name.localeCompare(b.name)),
+        selections,
+        cdi: fs.readdirSync(cdiRoot).sort(),
+        drivers: VFS.map(driverOf),
+      };
+    },
     stop: async () => {
       await emulator.stop();
       await cp.stop();
@@ -174,6 +246,8 @@ export async function createWorkload(
   podName: string,
   claims: Readonly<Record<string, readonly string[]>>,
   podAnnotations: Readonly<Record<string, string>> = {},
+  /** status.allocation.devices.config of every claim: the opaque VfConfigs the scheduler copied from the classes and claim. */
+  allocationConfig: readonly Record<string, unknown>[] = [],
 ): Promise<Workload> {
   const pod = await admin.create(
     resourceTypes.pod,
@@ -212,7 +286,12 @@ export async function createWorkload(
         { namespace: NS, name, subresource: 'status' },
         {
           status: {
-            allocation: { devices: { results: devices.map((device) => ({ request: 'nics', driver: DRIVER_NAME, pool: NODE, device })) } },
+            allocation: {
+              devices: {
+                results: devices.map((device) => ({ request: 'nics', driver: DRIVER_NAME, pool: NODE, device })),
+                ...(allocationConfig.length === 0 ? {} : { config: allocationConfig }),
+              },
+            },
             reservedFor: [{ resource: 'pods', name: podName, uid: pod.metadata.uid }],
           },
         },
@@ -226,6 +305,13 @@ export async function createWorkload(
     ref: (claim) => ({ namespace: NS, name: claim, uid: stored.get(claim)?.metadata.uid ?? '' }),
   };
 }
+
+/** A claim's VfConfig as its allocation carries it, for the claim's one request. */
+export const vfConfig = (parameters: Record<string, unknown>): Record<string, unknown> => ({
+  source: 'FromClaim',
+  requests: ['nics'],
+  opaque: { driver: DRIVER_NAME, parameters: { apiVersion: `${DRIVER_NAME}/v1alpha1`, kind: 'VfConfig', ...parameters } },
+});
 
 /** The shadows that exist in the workloads namespace, by name. */
 export async function listShadows(admin: KubeClient): Promise<Map<string, KubeObject & { spec: { config: string } }>> {

@@ -17,6 +17,7 @@ import {
   podSelections,
   sourceConfig,
   startManagedNode,
+  vfConfig,
 } from './managed-node.ts';
 
 const signal = new AbortController().signal;
@@ -165,6 +166,19 @@ describe('managed prepare and unprepare', () => {
     expect(record?.pod.uid).toBe(second.pod.metadata.uid);
     await (await host.open()).unprepare(second.ref('reused'), signal);
     await deletePod('trainer-3');
+  });
+
+  it('binds a VF the VfConfig names a kernel driver for, and gives it back unbound on release', async () => {
+    const unbound = 6;
+    await host.setDriver(VFS[unbound] ?? '', null);
+    const workload = await createWorkload(admin, 'trainer-6', { bound: [DEVICES[unbound] ?? ''] }, {}, [vfConfig({ driver: 'mlx5_core', ifName: 'rail0' })]);
+    await (await host.open()).prepare(workload.ref('bound'), signal);
+    expect(host.driverOf(VFS[unbound] ?? '')).toBe('mlx5_core');
+    expect((await podSelections(admin, 'trainer-6')).networks).toMatchObject([{ interface: 'rail0' }]);
+    await (await host.open()).unprepare(workload.ref('bound'), signal);
+    expect(host.driverOf(VFS[unbound] ?? '')).toBeNull();
+    await host.setDriver(VFS[unbound] ?? '', 'mlx5_core');
+    await deletePod('trainer-6');
   });
 
   it('refuses a new Pod of a claim whose release is still in progress, and serves it once the release finished', async () => {

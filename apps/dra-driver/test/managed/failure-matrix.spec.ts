@@ -1,0 +1,425 @@
+// The failure-injection matrix of managed attachment (ARCHITECTURE.md, §17.2), on a real API server with the
+// driver's own RBAC and the checkpoint on disk. Each row injects its fault the way it happens — a refused
+// write by RBAC, a failed checkpoint write, an object changed by someone else — then checks the whole node
+// state (checkpoint, shadows and finalizers, the Pod's selections, CDI specs, VF drivers) right after the
+// fault and again after the retry a kubelet or a restart makes. Every preparer is opened fresh over the same
+// state directory, as a restarted driver would be. No row may end with a leaked shadow, finalizer, Pod
+// entry, CDI spec or VF binding.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
+import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
+import type { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
+import {
+  DEVICES,
+  INJECTED_WRITE_FAILURE,
+  type ManagedNode,
+  NAD_NAME_ATTRIBUTE,
+  NS,
+  type NodeState,
+  type OpenOptions,
+  VFS,
+  type Workload,
+  createSource,
+  createWorkload,
+  listShadows,
+  podSelections,
+  startManagedNode,
+  vfConfig,
+} from './managed-node.ts';
+
+const signal = new AbortController().signal;
+
+let host: ManagedNode;
+let admin: KubeClient;
+
+/** A driver identity with the chart's permissions less the given verbs on one resource. */
+async function driverWithout(user: string, resource: 'pods' | 'network-attachment-definitions', verb: string): Promise<KubeClient> {
+  const full: Record<string, { group: string; verbs: string[] }> = {
+    pods: { group: '', verbs: ['get', 'patch'] },
+    'network-attachment-definitions': { group: 'k8s.cni.cncf.io', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+  };
+  const rules = Object.entries(full).map(([name, { group, verbs }]) => ({
+    apiGroups: [group],
+    resources: [name],
+    verbs: name === resource ? verbs.filter((candidate) => candidate !== verb) : verbs,
+  }));
+  await admin.create(resourceTypes.clusterRole, {
+    metadata: { name: user },
+    rules: [
+      ...rules,
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
+    ],
+  });
+  await admin.create(resourceTypes.clusterRoleBinding, {
+    metadata: { name: user },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
+  });
+  return host.cp.clientFor(user);
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const codeOf = (error: unknown): string | undefined => (isSriovDraError(error) ? error.code : undefined);
+
+const isRecordOf =
+  (claimUID: string, test: (record: ClaimRecord) => boolean) =>
+  (next: Readonly<Record<string, ClaimRecord>>): boolean => {
+    const record = next[claimUID];
+    return record !== undefined && test(record);
+  };
+
+const phasesOf = (record: ClaimRecord): (string | undefined)[] => record.devices.map((device) => device.managedBinding?.phase);
+
+/** What a node holds when nothing of the workload is left: its VFs back on the drivers they started with. */
+const released = (): Omit<NodeState, 'selections'> => ({ bindings: [], shadows: [], cdi: [], drivers: host.initialDrivers });
+
+const withoutSelections = (state: NodeState): Omit<NodeState, 'selections'> => ({
+  bindings: state.bindings,
+  shadows: state.shadows,
+  cdi: state.cdi,
+  drivers: state.drivers,
+});
+
+let nextPod = 0;
+/** A Pod of its own with one claim of two VFs, so no row sees another row's objects. */
+async function workload(annotationsOfPod: Record<string, string> = {}): Promise<{ name: string; workload: Workload; ref: ReturnType<Workload['ref']> }> {
+  nextPod += 1;
+  const name = `row-${nextPod}`;
+  const created = await createWorkload(admin, name, { [`${name}-nics`]: [DEVICES[0] ?? '', DEVICES[1] ?? ''] }, annotationsOfPod);
+  return { name, workload: created, ref: created.ref(`${name}-nics`) };
+}
+
+/** A prepared claim whose shadows exist but whose checkpoint never learnt their UIDs (the write failed). */
+async function shadowsWithoutUIDs(): Promise<{ row: Awaited<ReturnType<typeof workload>>; created: Awaited<ReturnType<typeof listShadows>> }> {
+  const row = await workload();
+  const failUIDs = isRecordOf(row.ref.uid, (record) => record.devices.some((device) => device.managedBinding?.shadow.uid !== ''));
+  expect(await failure((await host.open({ failWrite: failUIDs })).prepare(row.ref, signal))).toMatchObject({ message: INJECTED_WRITE_FAILURE });
+  const created = await listShadows(admin);
+  expect(created.size).toBe(2);
+  expect((await host.state(row.name)).bindings.map((binding) => binding.shadowUID)).toEqual(['', '']);
+  return { row, created };
+}
+
+async function releaseAndCheck(preparer: ManagedPreparer, row: { name: string; ref: ReturnType<Workload['ref']> }): Promise<void> {
+  await preparer.unprepare(row.ref, signal);
+  const state = await host.state(row.name);
+  expect(withoutSelections(state)).toEqual(released());
+  if (state.selections !== 'no Pod') expect(state.selections).toEqual({ networks: undefined, registry: [] });
+}
+
+beforeAll(async () => {
+  host = await startManagedNode();
+  admin = host.admin;
+  await createSource(admin, 'rail-a', '192.0.2.0/24');
+  await admin.create(
+    resourceTypes.networkAttachmentDefinition,
+    {
+      apiVersion: 'k8s.cni.cncf.io/v1',
+      kind: 'NetworkAttachmentDefinition',
+      metadata: { name: 'macvlan-net', namespace: NS },
+      spec: { config: '{"cniVersion":"1.0.0","name":"macvlan-net","type":"macvlan","master":"eth0","ipam":{"type":"host-local","subnet":"10.9.0.0/24"}}' },
+    },
+    { namespace: NS },
+  );
+}, 180_000);
+
+afterAll(async () => {
+  await host.stop();
+});
+
+jest.setTimeout(60_000);
+
+describe('render and validation, before any hardware change', () => {
+  it.each([
+    ['a device whose attributes and VfConfig name no template', { attributesOf: () => ({}) }, 'MissingNetworkTemplate'],
+    ['a malformed template attribute', { attributesOf: () => ({ [NAD_NAME_ATTRIBUTE]: { int: 3 } }) }, 'InvalidNetAttachDefReference'],
+    ['a template whose CNI plugin is not sriov', { sourceOf: () => 'macvlan-net' }, 'UnsupportedCniTopology'],
+    ['a device this node does not publish', { attributesOf: () => undefined }, 'DeviceNotEligible'],
+  ] satisfies [string, OpenOptions, string][])('refuses %s, changing nothing', async (_case, options, code) => {
+    const row = await workload();
+    const before = await podSelections(admin, row.name);
+    const error = await failure((await host.open(options)).prepare(row.ref, signal));
+    expect(codeOf(error)).toBe(code);
+    expect(withoutSelections(await host.state(row.name))).toEqual(released());
+    expect((await podSelections(admin, row.name)).resourceVersion).toBe(before.resourceVersion);
+  });
+
+  it('refuses a Pod whose annotations could not hold the selections, changing nothing', async () => {
+    const row = await workload({ 'example.com/blob': 'x'.repeat(255 * 1024) });
+    const error = await failure((await host.open()).prepare(row.ref, signal));
+    expect(codeOf(error)).toBe('AnnotationTooLarge');
+    expect(withoutSelections(await host.state(row.name))).toEqual(released());
+  });
+});
+
+describe('prepare', () => {
+  it('leaves the host as it was when the Pending record cannot be written, and another claim as it was', async () => {
+    const other = await workload();
+    await (await host.open()).prepare(other.ref, signal);
+    const otherState = await host.state(other.name);
+    const row = await createWorkload(admin, 'row-pending', { 'row-pending-nics': [DEVICES[2] ?? ''] });
+    const ref = row.ref('row-pending-nics');
+
+    const error = await failure((await host.open({ failWrite: (next) => next[ref.uid] !== undefined })).prepare(ref, signal));
+    expect(error).toMatchObject({ message: INJECTED_WRITE_FAILURE });
+    expect(await host.state(other.name)).toEqual(otherState);
+    expect(await host.state('row-pending')).toEqual({ ...otherState, selections: { networks: undefined, registry: [] } });
+    await releaseAndCheck(await host.open(), other);
+  });
+
+  it('keeps a Pending record when the shadow Create is forbidden, and goes forward on the retry', async () => {
+    const limited = await driverWithout('no-nad-create', 'network-attachment-definitions', 'create');
+    const row = await workload();
+    const error = await failure((await host.open({ client: limited })).prepare(row.ref, signal));
+    expect(isApiError(error, 'Forbidden')).toBe(true);
+    const state = await host.state(row.name);
+    expect(state.bindings.map((binding) => [binding.phase, binding.shadowUID])).toEqual([
+      ['Pending', ''],
+      ['Pending', ''],
+    ]);
+    expect([state.shadows, state.selections]).toEqual([[], { networks: undefined, registry: [] }]);
+
+    await (await host.open()).prepare(row.ref, signal);
+    expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('refuses an object someone else created under the shadow’s name, never touching it, and releases without it', async () => {
+    const limited = await driverWithout('no-nad-create-2', 'network-attachment-definitions', 'create');
+    const row = await workload();
+    await failure((await host.open({ client: limited })).prepare(row.ref, signal));
+    const [first] = (await host.state(row.name)).bindings;
+    const foreign = await admin.create(
+      resourceTypes.networkAttachmentDefinition,
+      {
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: first?.shadow, namespace: NS },
+        spec: { config: '{"cniVersion":"1.0.0","name":"someone-else","type":"sriov"}' },
+      },
+      { namespace: NS },
+    );
+
+    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowConflict');
+    await releaseAndCheck(await host.open(), row);
+    const after = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: first?.shadow ?? '' });
+    expect([after.metadata.uid, after.metadata.resourceVersion]).toEqual([foreign.metadata.uid, foreign.metadata.resourceVersion]);
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: first?.shadow ?? '' });
+  });
+
+  it('adopts by identity and content, on the retry, the shadows whose UIDs could not be persisted', async () => {
+    const { row, created } = await shadowsWithoutUIDs();
+    await (await host.open()).prepare(row.ref, signal);
+    const state = await host.state(row.name);
+    expect(state.bindings.map((binding) => [binding.phase, binding.shadowUID])).toEqual(
+      state.bindings.map((binding) => ['Ready', created.get(binding.shadow ?? '')?.metadata.uid]),
+    );
+    expect(state.shadows.map((shadow) => shadow.uid).sort()).toEqual([...created.values()].map((shadow) => shadow.metadata.uid).sort());
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('adopts and releases, on unprepare, the shadows whose UIDs could not be persisted', async () => {
+    const { row } = await shadowsWithoutUIDs();
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('keeps the shadows and their UIDs when the Pod patch is forbidden, and finishes on the retry', async () => {
+    const limited = await driverWithout('no-pod-patch', 'pods', 'patch');
+    const row = await workload();
+    expect(isApiError(await failure((await host.open({ client: limited })).prepare(row.ref, signal)), 'Forbidden')).toBe(true);
+    const state = await host.state(row.name);
+    expect(state.bindings.map((binding) => binding.phase)).toEqual(['Pending', 'Pending']);
+    expect(state.shadows.map((shadow) => shadow.uid).sort()).toEqual(state.bindings.map((binding) => binding.shadowUID).sort());
+    expect(state.selections).toEqual({ networks: undefined, registry: [] });
+
+    await (await host.open()).prepare(row.ref, signal);
+    expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('releases everything of a Pod deleted before its selections were written', async () => {
+    const limited = await driverWithout('no-pod-patch-2', 'pods', 'patch');
+    const row = await workload();
+    await failure((await host.open({ client: limited })).prepare(row.ref, signal));
+    await admin.delete(resourceTypes.pod, { namespace: NS, name: row.name }, { gracePeriodSeconds: 0 });
+    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ConsumerMismatch');
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('completes on the retry when Ready cannot be written, without writing the Pod again', async () => {
+    const row = await workload();
+    const failReady = isRecordOf(row.ref.uid, (record) => phasesOf(record).includes('Ready'));
+    expect(await failure((await host.open({ failWrite: failReady })).prepare(row.ref, signal))).toMatchObject({ message: INJECTED_WRITE_FAILURE });
+    const selections = await podSelections(admin, row.name);
+    expect((selections.networks as unknown[]).length).toBe(2);
+    expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Pending', 'Pending']);
+
+    await (await host.open()).prepare(row.ref, signal);
+    expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
+    expect((await podSelections(admin, row.name)).resourceVersion).toBe(selections.resourceVersion);
+    await releaseAndCheck(await host.open(), row);
+  });
+});
+
+describe('unprepare', () => {
+  it.each([
+    ['Deleting', (record: ClaimRecord) => phasesOf(record).includes('Deleting')],
+    ['ReleaseComplete', (record: ClaimRecord) => phasesOf(record).includes('ReleaseComplete')],
+  ])('resumes when %s cannot be persisted', async (phase, test) => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const prepared = await host.state(row.name);
+    expect(await failure((await host.open({ failWrite: isRecordOf(row.ref.uid, test) })).unprepare(row.ref, signal))).toMatchObject({
+      message: INJECTED_WRITE_FAILURE,
+    });
+    const stopped = await host.state(row.name);
+    if (phase === 'Deleting') {
+      expect(stopped).toEqual(prepared);
+    } else {
+      expect(stopped.bindings.map((binding) => binding.phase)).toEqual(['Deleting', 'Deleting']);
+      // Deletion requested, still protected: readable by Multus's DEL until the release is durable.
+      expect(stopped.shadows.map((shadow) => [shadow.deleting, shadow.finalizers])).toEqual([
+        [true, [ATTACHMENT_PROTECTION_FINALIZER]],
+        [true, [ATTACHMENT_PROTECTION_FINALIZER]],
+      ]);
+      expect(stopped.selections).toEqual({ networks: undefined, registry: [] });
+    }
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('finishes on the retry when the record cannot be removed, the shadows already released', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    // Every write of this preparer before the last one holds the claim's record.
+    const first = await host.open({ failWrite: (next) => next[row.ref.uid] === undefined });
+    await first.prepare(row.ref, signal);
+    expect(await failure(first.unprepare(row.ref, signal))).toMatchObject({ message: INJECTED_WRITE_FAILURE });
+    const stopped = await host.state(row.name);
+    expect([stopped.bindings.map((binding) => binding.phase), stopped.shadows]).toEqual([['ReleaseComplete', 'ReleaseComplete'], []]);
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('never repeats the host release when the finalizer removal is retried', async () => {
+    const limited = await driverWithout('no-nad-patch', 'network-attachment-definitions', 'patch');
+    const vf = VFS[7] ?? '';
+    await host.setDriver(vf, null);
+    const row = await createWorkload(admin, 'row-once', { 'row-once-nics': [DEVICES[7] ?? ''] }, {}, [vfConfig({ driver: 'mlx5_core' })]);
+    const ref = row.ref('row-once-nics');
+    await (await host.open()).prepare(ref, signal);
+    expect(host.driverOf(vf)).toBe('mlx5_core');
+
+    expect(isApiError(await failure((await host.open({ client: limited })).unprepare(ref, signal)), 'Forbidden')).toBe(true);
+    const stopped = await host.state('row-once');
+    expect([stopped.bindings.map((binding) => binding.phase), host.driverOf(vf)]).toEqual([['ReleaseComplete'], null]);
+    expect(stopped.shadows.map((shadow) => [shadow.deleting, shadow.finalizers])).toEqual([[true, [ATTACHMENT_PROTECTION_FINALIZER]]]);
+
+    // The VF is someone else's now: the retried release must leave it alone.
+    await host.setDriver(vf, 'mlx5_core');
+    await (await host.open()).unprepare(ref, signal);
+    expect(withoutSelections(await host.state('row-once'))).toEqual(released());
+  });
+
+  it('removes only its own finalizer: a foreign one keeps the shadow Terminating', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [shadow] = (await host.state(row.name)).shadows;
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: shadow?.name ?? '' },
+      [{ op: 'add', path: '/metadata/finalizers/-', value: 'example.com/audit' }],
+      contentTypes.jsonPatch,
+    );
+    await (await host.open()).unprepare(row.ref, signal);
+    const state = await host.state(row.name);
+    expect(state.bindings).toEqual([]);
+    expect(state.shadows).toEqual([{ name: shadow?.name, uid: shadow?.uid, finalizers: ['example.com/audit'], deleting: true }]);
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: shadow?.name ?? '' },
+      [{ op: 'remove', path: '/metadata/finalizers' }],
+      contentTypes.jsonPatch,
+    );
+    expect(withoutSelections(await host.state(row.name))).toEqual(released());
+  });
+});
+
+describe('changes made by others', () => {
+  it('never recreates a shadow deleted while its Pod runs, and still releases it', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [shadow] = (await host.state(row.name)).shadows;
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
+    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowDeletionPending');
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('restores a protection finalizer stripped from a live shadow', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [shadow] = (await host.state(row.name)).shadows;
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: shadow?.name ?? '' },
+      [{ op: 'remove', path: '/metadata/finalizers' }],
+      contentTypes.jsonPatch,
+    );
+    await (await host.open()).prepare(row.ref, signal);
+    expect((await host.state(row.name)).shadows.find((found) => found.name === shadow?.name)).toEqual(shadow);
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('refuses a shadow whose content was edited, and still releases it', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [shadow] = (await host.state(row.name)).shadows;
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: shadow?.name ?? '' },
+      { spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","deviceID":"0000:3b:00.7"}' } },
+      contentTypes.mergePatch,
+    );
+    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowConflict');
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('puts back the selections and registry when someone removed them from the Pod', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const prepared = await podSelections(admin, row.name);
+    await admin.patch(
+      resourceTypes.pod,
+      { namespace: NS, name: row.name },
+      { metadata: { annotations: { [annotations.networks]: null, [annotations.managedNetworks]: null } } },
+      contentTypes.mergePatch,
+    );
+    expect(await podSelections(admin, row.name)).toMatchObject({ networks: undefined, registry: undefined });
+    await (await host.open()).prepare(row.ref, signal);
+    expect(await podSelections(admin, row.name)).toMatchObject({ networks: prepared.networks, registry: prepared.registry });
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('refuses to start on a corrupt checkpoint and leaves the file as it is', async () => {
+    const file = path.join(host.pluginDir, 'checkpoint.json');
+    const saved = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+    fs.writeFileSync(file, '{"version":1,"checksum":"00","claims":{}}\n');
+    try {
+      expect(codeOf(await failure(host.open()))).toBe('CheckpointCorrupt');
+      expect(fs.readFileSync(file, 'utf8')).toBe('{"version":1,"checksum":"00","claims":{}}\n');
+    } finally {
+      if (saved === undefined) fs.rmSync(file);
+      else fs.writeFileSync(file, saved);
+    }
+  });
+});

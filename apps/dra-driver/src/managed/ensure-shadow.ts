@@ -47,6 +47,39 @@ export async function ensureShadow(client: KubeClient, desired: DesiredShadow, s
   }
 }
 
+/**
+ * Checks the shadow a binding recorded by UID (§8.3, the already-prepared path and repair): one GET. The
+ * exact object is present (its stripped finalizer restored), or missing — truly NotFound, for the caller
+ * to forget the UID durably before creating it again. An object under the name with another UID is a
+ * conflict even if its content matches: the recorded one is gone and this one is nobody's proof.
+ */
+export async function checkRecordedShadow(
+  client: KubeClient,
+  desired: DesiredShadow,
+  uid: string,
+  signal?: AbortSignal,
+): Promise<'present' | 'repaired' | 'missing'> {
+  const at = { namespace: desired.metadata.namespace, name: desired.metadata.name };
+  let found: ShadowObject;
+  try {
+    found = await client.get<ShadowObject>(resourceTypes.networkAttachmentDefinition, at, signal);
+  } catch (error) {
+    if (isApiError(error, 'NotFound')) return 'missing';
+    throw error;
+  }
+  if (found.metadata.uid !== uid) {
+    throw new SriovDraError('ShadowConflict', `the binding recorded shadow UID ${uid}; the object under its name is UID ${found.metadata.uid}`, {
+      object: { kind: 'NetworkAttachmentDefinition', ...at, uid: found.metadata.uid },
+      remedy: 'inspect the object with sriov-dra inspect pod; release the workload normally rather than deleting or editing the object',
+    });
+  }
+  const verdict = verifyShadow(found, desired);
+  if (!verdict.ok) throw verdict.error;
+  if (verdict.value === 'none') return 'present';
+  await restoreFinalizer(client, found, signal);
+  return 'repaired';
+}
+
 /** Adds the protection finalizer back to an exact live shadow, guarded by its UID and resourceVersion. */
 async function restoreFinalizer(client: KubeClient, found: ShadowObject, signal?: AbortSignal): Promise<void> {
   await patchGuarded<ShadowObject>(

@@ -3,7 +3,7 @@ import type { KubeClient, Pod } from '@sriov-dra/k8s';
 import type { ManagedBinding } from '../checkpoint/checkpoint-record.ts';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import { isAttached, managedBindingsOf, withPhase, withShadowUIDs } from './binding-records.ts';
-import { type EnsuredShadow, ensureShadow } from './ensure-shadow.ts';
+import { type EnsuredShadow, checkRecordedShadow, ensureShadow } from './ensure-shadow.ts';
 import { managedSelectionFor } from './managed-selection.ts';
 import { publishPodSelections } from './pod-selections.ts';
 import { recordedShadow } from './recorded-shadow.ts';
@@ -15,9 +15,12 @@ export interface BindingStore {
   readonly nodeName: string;
 }
 
+/** present: the recorded shadow, exact; missing shadows are created, or adopted after a lost response. */
+export type ShadowOutcome = EnsuredShadow['outcome'] | 'present';
+
 export interface ForwardOutcome {
   /** How each attached shadow of the claim was found, in record order. */
-  readonly shadows: readonly EnsuredShadow['outcome'][];
+  readonly shadows: readonly ShadowOutcome[];
   readonly selectionsWritten: boolean;
   /** Bindings this call moved from Pending to Ready. */
   readonly readied: number;
@@ -48,14 +51,24 @@ export async function runForwardSequence(
   }
   const bindings = managedBindingsOf(record).filter(isAttached);
   const observed = new Map<string, string>();
-  const shadows: EnsuredShadow['outcome'][] = [];
+  const shadows: ShadowOutcome[] = [];
   try {
     for (const binding of bindings) {
       const desired = recordedShadow(binding);
       if (!desired.ok) throw desired.error;
+      if (binding.shadow.uid !== '') {
+        const checked = await checkRecordedShadow(client, desired.value, binding.shadow.uid, options.signal);
+        if (checked !== 'missing') {
+          shadows.push(checked);
+          continue;
+        }
+        // Forgotten durably before the new Create: a crash after it leaves an empty UID, which adoption
+        // by identity and content recovers, never a stale UID that would make our own object a conflict.
+        await checkpoint.updateClaim(claimUID, (current) => withPhase(withShadowUIDs(current, new Map([[binding.attachmentID, '']])), ['Ready'], 'Pending'));
+      }
       const ensured = await ensureShadow(client, desired.value, options.signal);
       shadows.push(ensured.outcome);
-      if (ensured.uid !== binding.shadow.uid) observed.set(binding.attachmentID, ensured.uid);
+      observed.set(binding.attachmentID, ensured.uid);
     }
   } finally {
     // What was observed is persisted even when a later shadow failed: the next attempt then starts
@@ -77,7 +90,7 @@ export async function runForwardSequence(
     { ...(options.current === undefined ? {} : { current: options.current }), ...(options.signal === undefined ? {} : { signal: options.signal }) },
   );
 
-  const pending = bindings.filter((binding) => binding.phase === 'Pending').length;
+  const pending = managedBindingsOf(checkpoint.get(claimUID) ?? record).filter((binding) => binding.phase === 'Pending').length;
   if (pending > 0) await checkpoint.updateClaim(claimUID, (current) => withPhase(current, ['Pending'], 'Ready'));
   return { shadows, selectionsWritten: write.written, readied: pending };
 }

@@ -44,9 +44,13 @@ export function verifyShadow(found: ShadowObject, desired: DesiredShadow, option
       return conflict(`its label ${key} is ${JSON.stringify(found.metadata.labels?.[key] ?? null)}, not ${JSON.stringify(value)}`);
   }
   const owner = desired.metadata.ownerReferences[0];
-  const foundOwner = (found.metadata.ownerReferences ?? []).find((reference) => reference['uid'] === owner?.uid);
-  if (foundOwner === undefined || foundOwner['kind'] !== 'Pod') return conflict(`it has no owner reference to Pod UID ${String(owner?.uid)}`);
-  if (foundOwner['blockOwnerDeletion'] === true) return conflict('its Pod owner reference blocks owner deletion');
+  const podOwners = (found.metadata.ownerReferences ?? []).filter((reference) => reference['kind'] === 'Pod');
+  const foundOwner = podOwners.find((reference) => reference['uid'] === owner?.uid);
+  // Orphaning deletion of the Pod legitimately removes the reference; a release may proceed without it,
+  // never with a reference to another Pod (§8.4 step 1).
+  const orphaned = options.releasing === true && podOwners.length === 0;
+  if (foundOwner === undefined && !orphaned) return conflict(`it has no owner reference to Pod UID ${String(owner?.uid)}`);
+  if (foundOwner?.['blockOwnerDeletion'] === true) return conflict('its Pod owner reference blocks owner deletion');
   if (found.spec?.config !== desired.spec.config) return conflict('its spec.config differs from the rendered configuration');
   return ok((found.metadata.finalizers ?? []).includes(ATTACHMENT_PROTECTION_FINALIZER) ? 'none' : 'restore-finalizer');
 }

@@ -101,6 +101,16 @@ async function workload(annotationsOfPod: Record<string, string> = {}): Promise<
   return { name, workload: created, ref: created.ref(`${name}-nics`) };
 }
 
+async function stripFinalizerAndDelete(name: string): Promise<void> {
+  await admin.patch(
+    resourceTypes.networkAttachmentDefinition,
+    { namespace: NS, name },
+    [{ op: 'remove', path: '/metadata/finalizers' }],
+    contentTypes.jsonPatch,
+  );
+  await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name });
+}
+
 /** A prepared claim whose shadows exist but whose checkpoint never learnt their UIDs (the write failed). */
 async function shadowsWithoutUIDs(): Promise<{ row: Awaited<ReturnType<typeof workload>>; created: Awaited<ReturnType<typeof listShadows>> }> {
   const row = await workload();
@@ -230,8 +240,15 @@ describe('prepare', () => {
     await releaseAndCheck(await host.open(), row);
   });
 
-  it('adopts and releases, on unprepare, the shadows whose UIDs could not be persisted', async () => {
-    const { row } = await shadowsWithoutUIDs();
+  it('adopts and releases, on unprepare, the shadows whose UIDs could not be persisted, even once orphaned from their Pod', async () => {
+    const { row, created } = await shadowsWithoutUIDs();
+    const [orphaned] = created.keys();
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: orphaned ?? '' },
+      [{ op: 'remove', path: '/metadata/ownerReferences' }],
+      contentTypes.jsonPatch,
+    );
     await releaseAndCheck(await host.open(), row);
   });
 
@@ -363,6 +380,40 @@ describe('changes made by others', () => {
     await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
     expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowDeletionPending');
     await releaseAndCheck(await host.open(), row);
+  });
+
+  it('recreates a shadow that is truly gone, forgetting its old UID first, and records the new one on the Pod', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [shadow] = (await host.state(row.name)).shadows;
+    await stripFinalizerAndDelete(shadow?.name ?? '');
+    await (await host.open()).prepare(row.ref, signal);
+    const state = await host.state(row.name);
+    const recreated = state.shadows.find((found) => found.name === shadow?.name);
+    expect(recreated?.uid).not.toBe(shadow?.uid);
+    expect(state.bindings.find((binding) => binding.shadow === shadow?.name)).toMatchObject({ phase: 'Ready', shadowUID: recreated?.uid });
+    expect(state.selections === 'no Pod' ? [] : state.selections.registry.map((entry) => entry['uid']).sort()).toEqual(
+      state.shadows.map((found) => found.uid).sort(),
+    );
+    await releaseAndCheck(await host.open(), row);
+  });
+
+  it('refuses an exact copy someone recreated under a recorded shadow’s name: the recorded UID is the proof', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [shadow] = (await host.state(row.name)).shadows;
+    const original = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
+    await stripFinalizerAndDelete(shadow?.name ?? '');
+    const { name, namespace, labels, annotations: copied, ownerReferences, finalizers } = original.metadata;
+    const metadata = { name, namespace, labels, annotations: copied, ownerReferences, finalizers };
+    const copy = await admin.create(resourceTypes.networkAttachmentDefinition, { ...original, metadata }, { namespace: NS });
+    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowConflict');
+    await (await host.open()).unprepare(row.ref, signal);
+    // Not ours: left as it is, finalizer and all.
+    const after = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
+    expect([after.metadata.uid, after.metadata.resourceVersion]).toEqual([copy.metadata.uid, copy.metadata.resourceVersion]);
+    await stripFinalizerAndDelete(shadow?.name ?? '');
+    expect(withoutSelections(await host.state(row.name))).toEqual(released());
   });
 
   it('restores a protection finalizer stripped from a live shadow', async () => {

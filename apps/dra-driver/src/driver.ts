@@ -19,7 +19,8 @@ import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { type HealthServer, startHealthServer } from '@sriov-dra/k8s';
 import { startKubeletPlugin } from './kubelet/kubelet-plugin.ts';
 import { MeteredPreparer } from './kubelet/metered-preparer.ts';
-import { ManagedPreparer } from './managed/managed-preparer.ts';
+import { createManagedAttachment } from './managed/managed-attachment.ts';
+import type { RepairWorker } from './managed/repair-worker.ts';
 import { DriverMetrics } from './metrics.ts';
 import type { InventoryDevice } from './policy/policy-devices.ts';
 import type { PublishLimits } from './policy/publishable-device.ts';
@@ -34,6 +35,8 @@ export interface DriverDeps {
   /** Period of an unconditional ResourceSlice pass (default 60 s). */
   readonly sliceResyncMs?: number;
   readonly publishLimits?: PublishLimits;
+  /** Period of the managed-binding repair pass (default 60 s); only with --multus-auto-attach. */
+  readonly repairIntervalMs?: number;
 }
 
 export interface Driver {
@@ -188,6 +191,7 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
     });
 
     let registered = false;
+    let repair: RepairWorker | undefined;
     let healthServer: HealthServer | undefined;
     if (flags.healthcheckPort >= 0) {
       healthServer = await startHealthServer({
@@ -198,6 +202,7 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
           { name: 'checkpoint loaded', ready: () => true },
           { name: 'kubelet registration', ready: () => registered },
           { name: 'first ResourceSlice publication', ready: () => published },
+          { name: 'first managed repair pass', ready: () => !flags.multusAutoAttach || (repair?.passes ?? 0) > 0 },
         ],
       });
       const server = healthServer;
@@ -216,20 +221,30 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
       logger,
     });
     await mkdir(flags.cdiRoot, { recursive: true });
-    const claimPreparer = flags.multusAutoAttach
-      ? new ManagedPreparer({
+    const managed = flags.multusAutoAttach
+      ? createManagedAttachment({
           client,
           checkpoint,
-          nodeName: flags.nodeName,
           node: { name: flags.nodeName, uid: node.metadata.uid },
           driverName: DRIVER_NAME,
           devices: devicePreparer,
           eligible: () => publication.eligibleDevices(),
           pciOf: (device) => scanner.state.inventory.virtualFunctions.find((vf) => deviceNameOf(vf.pciAddress) === device)?.pciAddress,
+          metrics,
+          events,
+          logger,
+          repairIntervalMs: deps.repairIntervalMs ?? 60_000,
         })
-      : devicePreparer;
+      : undefined;
+    if (managed !== undefined) {
+      // §8.3: the first pass runs before managed readiness; /readyz waits for it.
+      const worker = managed.repair;
+      repair = worker;
+      worker.start();
+      cleanups.push({ name: 'repair worker', run: () => worker.stop() });
+    }
     const preparer = new MeteredPreparer(
-      new ClaimDeviceStatusWriter(claimPreparer, {
+      new ClaimDeviceStatusWriter(managed?.preparer ?? devicePreparer, {
         client,
         driverName: DRIVER_NAME,
         logger,
@@ -244,6 +259,7 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
       registrarDir: flags.kubeletRegistrarDirectoryPath,
       pluginsDir: flags.kubeletPluginsDirectoryPath,
       preparer,
+      ...(managed === undefined ? {} : { claimLocks: managed.claimLocks }),
       health,
       logger,
       onRegistrationStatus: (state) => {

@@ -22,6 +22,10 @@ export class DriverMetrics {
   readonly lastPublishTime: Gauge;
   readonly checkpointWriteDuration: Histogram<'result'>;
   readonly claimStatusFailures: Counter;
+  readonly managedBindings: Gauge<'phase'>;
+  readonly managedFailures: Counter<'operation' | 'reason'>;
+  readonly repairStops: Counter<'reason'>;
+  readonly repairDuration: Histogram<'result'>;
 
   constructor() {
     const registers = [this.registry];
@@ -76,6 +80,31 @@ export class DriverMetrics {
     this.claimStatusFailures = new Counter({
       name: 'sriov_dra_driver_claim_status_update_failures_total',
       help: 'ResourceClaim status.devices writes that failed after a successful prepare (the prepare itself succeeded).',
+      registers,
+    });
+    this.managedBindings = new Gauge({
+      name: 'sriov_dra_driver_managed_bindings',
+      help: 'Managed bindings in the checkpoint, by phase (Pending, Ready, Deleting, ReleaseComplete).',
+      labelNames: ['phase'],
+      registers,
+    });
+    this.managedFailures = new Counter({
+      name: 'sriov_dra_driver_managed_failures_total',
+      help: 'Managed prepare, unprepare and repair failures, by operation and stable error code.',
+      labelNames: ['operation', 'reason'],
+      registers,
+    });
+    this.repairStops = new Counter({
+      name: 'sriov_dra_driver_repair_stops_total',
+      help: 'Claims the repair worker left alone because their Pod, claim or Node no longer match, by reason.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.repairDuration = new Histogram({
+      name: 'sriov_dra_driver_repair_pass_duration_seconds',
+      help: 'Time of one repair worker pass over every checkpointed claim, by result.',
+      labelNames: ['result'],
+      buckets: CALL_BUCKETS,
       registers,
     });
   }

@@ -7,6 +7,8 @@ import type { ClaimPreparer, ClaimRef, PreparedDevice } from './claim-preparer.t
 
 export interface DraServiceOptions {
   readonly preparer: ClaimPreparer;
+  /** The per-claim serialization; shared with any other worker that acts on claims (the repair worker). */
+  readonly claimLocks?: KeyedLocks;
   /** Per call; must stay well inside the kubelet's 45 s client timeout so the answer still reaches it. */
   readonly callDeadlineMs: number;
   readonly logger: Logger;
@@ -47,7 +49,7 @@ function v1beta1Device(device: PreparedDevice): draV1beta1.Device {
 
 export function createDraServices(options: DraServiceOptions): DraServices {
   const { preparer, callDeadlineMs, logger } = options;
-  const locks = new KeyedLocks();
+  const locks = options.claimLocks ?? new KeyedLocks();
 
   function logOutcomes(verb: ClaimVerb, outcomes: ReadonlyMap<string, ClaimOutcome<unknown>>): void {
     for (const [claimUID, outcome] of outcomes) {

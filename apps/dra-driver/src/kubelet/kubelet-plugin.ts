@@ -2,6 +2,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { draHealthV1alpha1, draV1, draV1beta1, registrationV1 } from '@sriov-dra/kubelet-api';
 import type { Logger } from 'pino';
 import type { ClaimPreparer } from './claim-preparer.ts';
+import type { KeyedLocks } from './keyed-locks.ts';
 import { createDraServices } from './dra-service.ts';
 import { type DeviceHealthSource, HealthService } from './health-service.ts';
 import { type PluginSocketPaths, ensureSocketDirectories, pluginSocketPaths, removeStaleSocket } from './plugin-sockets.ts';
@@ -17,6 +18,8 @@ export interface KubeletPluginOptions {
   /** The kubelet's plugins directory (default /var/lib/kubelet/plugins). */
   readonly pluginsDir: string;
   readonly preparer: ClaimPreparer;
+  /** The per-claim serialization of prepare and unprepare, when other workers must share it. */
+  readonly claimLocks?: KeyedLocks;
   /** Without one, NodeWatchResources answers UNIMPLEMENTED, which the kubelet treats as "no health". */
   readonly health?: DeviceHealthSource;
   readonly logger: Logger;
@@ -70,7 +73,12 @@ export async function startKubeletPlugin(options: KubeletPluginOptions): Promise
     if (await removeStaleSocket(path)) logger.info({ path }, 'removed a stale socket from an earlier run');
   }
 
-  const dra = createDraServices({ preparer: options.preparer, callDeadlineMs, logger });
+  const dra = createDraServices({
+    preparer: options.preparer,
+    callDeadlineMs,
+    logger,
+    ...(options.claimLocks === undefined ? {} : { claimLocks: options.claimLocks }),
+  });
   const health = options.health === undefined ? undefined : new HealthService(options.health, logger);
   const draServer = new Server();
   draServer.addService(draV1.DRAPluginService, dra.v1);

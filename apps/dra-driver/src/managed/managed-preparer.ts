@@ -3,7 +3,7 @@ import { readResourceClaim } from '@sriov-dra/k8s';
 import type { ClaimRecord } from '../checkpoint/checkpoint-record.ts';
 import type { DevicePreparer } from '../device/device-preparer.ts';
 import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
-import { KeyedLocks } from '../kubelet/keyed-locks.ts';
+import type { KeyedLocks } from '../kubelet/keyed-locks.ts';
 import { isReleasing, managedBindingsOf } from './binding-records.ts';
 import { type BindingStore, type ForwardOutcome, runForwardSequence } from './forward-sequence.ts';
 import { kubeConsumerReader } from './kube-consumer-reader.ts';
@@ -19,9 +19,12 @@ export interface ManagedPreparerOptions extends BindingStore {
   eligible(): ReadonlyMap<string, { readonly attributes: Readonly<Record<string, DeviceAttributeValue>> }>;
   /** The VF behind a device name, from discovery. */
   pciOf(device: string): string | undefined;
+  /** The per-Pod serialization of managed work; shared with the repair worker. */
+  readonly podLocks: KeyedLocks;
   /** Observers of each completed sequence, for logs, Events and metrics. */
   readonly onPrepared?: (ref: ClaimRef, outcome: ForwardOutcome) => void;
   readonly onReleased?: (ref: ClaimRef, outcome: ReleaseOutcome) => void;
+  readonly onFailure?: (operation: 'prepare' | 'unprepare', ref: ClaimRef, error: unknown) => void;
 }
 
 function releaseInProgress(ref: ClaimRef, record: ClaimRecord): SriovDraError {
@@ -46,13 +49,32 @@ function releaseInProgress(ref: ClaimRef, record: ClaimRecord): SriovDraError {
  */
 export class ManagedPreparer implements ClaimPreparer {
   readonly #options: ManagedPreparerOptions;
-  readonly #podLocks = new KeyedLocks();
+  readonly #podLocks: KeyedLocks;
 
   constructor(options: ManagedPreparerOptions) {
     this.#options = options;
+    this.#podLocks = options.podLocks;
   }
 
   async prepare(ref: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {
+    try {
+      return await this.#prepare(ref, signal);
+    } catch (error) {
+      this.#options.onFailure?.('prepare', ref, error);
+      throw error;
+    }
+  }
+
+  async unprepare(ref: ClaimRef, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#unprepare(ref, signal);
+    } catch (error) {
+      this.#options.onFailure?.('unprepare', ref, error);
+      throw error;
+    }
+  }
+
+  async #prepare(ref: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {
     const options = this.#options;
     const recorded = options.checkpoint.get(ref.uid);
     if (recorded !== undefined && isReleasing(recorded)) throw releaseInProgress(ref, recorded);
@@ -95,7 +117,7 @@ export class ManagedPreparer implements ClaimPreparer {
     });
   }
 
-  async unprepare(ref: ClaimRef, signal: AbortSignal): Promise<void> {
+  async #unprepare(ref: ClaimRef, signal: AbortSignal): Promise<void> {
     const options = this.#options;
     const record = options.checkpoint.get(ref.uid);
     if (record === undefined) return;

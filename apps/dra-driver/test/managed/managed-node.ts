@@ -28,7 +28,9 @@ import { DriverBinder } from '../../src/device/driver-binding.ts';
 import { discoverInventory } from '../../src/discovery/discover.ts';
 import { deviceNameOf } from '../../src/discovery/device-name.ts';
 import { createSysfs } from '../../src/discovery/sysfs.ts';
+import { KeyedLocks } from '../../src/kubelet/keyed-locks.ts';
 import { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
+import { RepairWorker } from '../../src/managed/repair-worker.ts';
 
 export const NS = 'ai-workloads';
 export const NODE = 'worker-1';
@@ -48,6 +50,8 @@ export interface OpenOptions {
   readonly failWrite?: (next: Readonly<Record<string, ClaimRecord>>) => boolean;
   /** The source template each device's published attributes name; rail-a for all by default. */
   readonly sourceOf?: (device: string) => string;
+  /** The Node UID the driver believes it serves; the real one by default. */
+  readonly nodeUID?: string;
   /** Each device's published attributes, replacing the source reference altogether; undefined: not published. */
   readonly attributesOf?: (device: string) => Readonly<Record<string, DeviceAttributeValue>> | undefined;
 }
@@ -72,6 +76,8 @@ export interface ManagedNode {
   readonly pluginDir: string;
   readonly cdiRoot: string;
   open(options?: OpenOptions): Promise<ManagedPreparer>;
+  /** The repair worker of a freshly started driver (not started: tests run its passes). */
+  repairWorker(options?: OpenOptions): Promise<RepairWorker>;
   /** The kernel driver bound to a VF now, read from sysfs. */
   driverOf(pci: string): string | null;
   /** Binds a VF to a driver, or unbinds it (null), as an administrator or another tool would. */
@@ -120,7 +126,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
   fs.mkdirSync(pluginDir);
   fs.mkdirSync(cdiRoot);
 
-  const open = async (options: OpenOptions = {}): Promise<ManagedPreparer> => {
+  const start = async (options: OpenOptions): Promise<{ preparer: ManagedPreparer; repair: RepairWorker }> => {
     const client = options.client ?? driver;
     const { failWrite } = options;
     const checkpoint = await CheckpointStore.open({
@@ -143,13 +149,25 @@ export async function startManagedNode(): Promise<ManagedNode> {
     });
     const sourceOf = options.sourceOf ?? (() => 'rail-a');
     const attributesOf = options.attributesOf ?? ((device: string) => ({ [NAD_NAME_ATTRIBUTE]: { string: sourceOf(device) } }));
-    return new ManagedPreparer({
+    const podLocks = new KeyedLocks();
+    const repair = new RepairWorker({
+      store: { client, checkpoint, nodeName: NODE },
+      host: devices,
+      node: options.nodeUID === undefined ? node : { ...node, uid: options.nodeUID },
+      driverName: DRIVER_NAME,
+      claimLocks: new KeyedLocks(),
+      podLocks,
+      intervalMs: 60_000,
+      logger,
+    });
+    const preparer = new ManagedPreparer({
       client,
       checkpoint,
       nodeName: NODE,
       node,
       driverName: DRIVER_NAME,
       devices,
+      podLocks,
       eligible: () =>
         new Map(
           DEVICES.flatMap((device) => {
@@ -159,6 +177,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
         ),
       pciOf: (device) => vfs.get(device)?.pciAddress,
     });
+    return { preparer, repair };
   };
 
   const driverOf = (pci: string): string | null => {
@@ -172,7 +191,8 @@ export async function startManagedNode(): Promise<ManagedNode> {
     node,
     pluginDir,
     cdiRoot,
-    open,
+    open: async (options = {}) => (await start(options)).preparer,
+    repairWorker: async (options = {}) => (await start(options)).repair,
     driverOf,
     setDriver: async (pci, driver) => {
       await new DriverBinder({ sysfsRoot }).restoreDriver(pci, driver);

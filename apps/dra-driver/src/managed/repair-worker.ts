@@ -1,0 +1,244 @@
+import { MANAGED_BY_VALUE, SriovDraError, isSriovDraError, labels } from '@sriov-dra/contract';
+import {
+  type KubeClient,
+  type Pod,
+  type ResourceClaim,
+  type ResourceType,
+  isApiError,
+  nodeSchema,
+  podSchema,
+  resourceClaimSchema,
+  resourceTypes,
+} from '@sriov-dra/k8s';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { ClaimRecord } from '../checkpoint/checkpoint-record.ts';
+import type { ClaimRef } from '../kubelet/claim-preparer.ts';
+import type { KeyedLocks } from '../kubelet/keyed-locks.ts';
+import { isAttached, isReleasing, managedBindingsOf } from './binding-records.ts';
+import { type BindingStore, runForwardSequence } from './forward-sequence.ts';
+import { type HostRelease, runReleaseSequence } from './release-sequence.ts';
+import { type RepairStop, isHealthy, repairStop } from './repair-check.ts';
+import type { ShadowObject } from './shadow-verification.ts';
+
+export interface RepairWorkerOptions {
+  readonly store: BindingStore;
+  readonly host: HostRelease;
+  readonly node: { readonly name: string; readonly uid: string };
+  readonly driverName: string;
+  /** The kubelet runtime's claim locks and the preparer's Pod locks: repair takes both, in that order. */
+  readonly claimLocks: KeyedLocks;
+  readonly podLocks: KeyedLocks;
+  /** Period of the unconditional pass (§8.3: bounded); triggers run one sooner. */
+  readonly intervalMs: number;
+  readonly logger: Logger;
+  readonly onPass?: (result: RepairPass) => void;
+}
+
+/** What one pass did, claim by claim. Failures and stops are counted by their stable code. */
+export interface RepairPass {
+  readonly healthy: number;
+  readonly repaired: number;
+  readonly released: number;
+  readonly stopped: ReadonlyMap<RepairStop, number>;
+  readonly failed: ReadonlyMap<string, number>;
+}
+
+function count<K>(map: Map<K, number>, key: K, amount = 1): void {
+  map.set(key, (map.get(key) ?? 0) + amount);
+}
+
+const reasonOf = (error: unknown): string => (isSriovDraError(error) ? error.code : 'Internal');
+
+/** A live GET decoded by `schema`; undefined when NotFound, a typed error when the object is malformed. */
+async function readIfExists<T>(
+  client: KubeClient,
+  type: ResourceType,
+  at: { readonly namespace?: string; readonly name: string },
+  schema: z.ZodType<T>,
+): Promise<T | undefined> {
+  let raw: unknown;
+  try {
+    raw = await client.get(type, at);
+  } catch (error) {
+    if (isApiError(error, 'NotFound')) return undefined;
+    throw error;
+  }
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw new SriovDraError('MalformedApiResponse', `the ${type.kind} as read lacks ${parsed.error.issues[0]?.path.join('.') ?? 'a field'}`, {
+    object: { kind: type.kind, ...at },
+  });
+}
+
+/**
+ * The node-local repair worker (§8.3): at startup and then periodically, every checkpointed claim is
+ * brought to where its phase says it belongs. Pending and Ready claims whose Pod, claim and Node still
+ * match are repaired forward from their frozen bytes — but only when one listing of the node's shadows
+ * and one read of each Pod show something to do, so a healthy node costs one Node GET, one NAD LIST and
+ * a GET per Pod and per claim. Deleting and ReleaseComplete claims, released by an earlier kubelet call,
+ * are taken to their end. Nothing here starts a release: Pod deletion, a missing claim or a moved
+ * allocation only stop forward repair. Every claim is handled under its claim lock and then its Pod lock,
+ * like a kubelet call, and one claim's failure never stops the others.
+ */
+export class RepairWorker {
+  readonly #options: RepairWorkerOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #stopped = false;
+  #passes = 0;
+
+  constructor(options: RepairWorkerOptions) {
+    this.#options = options;
+  }
+
+  /** Passes completed since start; the first one gates managed readiness. */
+  get passes(): number {
+    return this.#passes;
+  }
+
+  start(): void {
+    this.trigger();
+  }
+
+  /** Runs a pass soon (a watch event, a failed call); passes never overlap, and a trigger during one queues one more. */
+  trigger(): void {
+    if (this.#stopped) return;
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#running = this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  async #loop(): Promise<void> {
+    for (;;) {
+      this.#again = false;
+      try {
+        const result = await this.pass();
+        this.#passes += 1;
+        this.#options.onPass?.(result);
+      } catch (error) {
+        this.#options.logger.warn({ err: error }, 'repair pass failed; retrying at the next period');
+      }
+      if (!this.#triggeredMeanwhile()) break;
+    }
+    this.#running = undefined;
+    if (!this.#stopped) {
+      this.#timer = setTimeout(() => {
+        this.trigger();
+      }, this.#options.intervalMs).unref();
+    }
+  }
+
+  #triggeredMeanwhile(): boolean {
+    return this.#again && !this.#stopped;
+  }
+
+  /** One pass over every checkpointed claim. Rejects only when the pass could not start (the Node or NAD listing). */
+  async pass(): Promise<RepairPass> {
+    const { store, node } = this.#options;
+    const result = { healthy: 0, repaired: 0, released: 0, stopped: new Map<RepairStop, number>(), failed: new Map<string, number>() };
+    const records = store.checkpoint.claims();
+    if (records.length === 0) return result;
+
+    const liveNode = await readIfExists(store.client, resourceTypes.node, { name: node.name }, nodeSchema);
+    const nodeUnchanged = liveNode?.metadata.uid === node.uid;
+    const listed = await store.client.list<ShadowObject>(resourceTypes.networkAttachmentDefinition, {
+      labelSelector: `${labels.managedBy}=${MANAGED_BY_VALUE},${labels.nodeUID}=${node.uid}`,
+    });
+    const shadows = new Map(listed.items.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
+
+    const byPod = new Map<string, ClaimRecord[]>();
+    for (const record of records) byPod.set(record.pod.uid, [...(byPod.get(record.pod.uid) ?? []), record]);
+    for (const podRecords of byPod.values()) await this.#repairPod(podRecords, { nodeUnchanged, shadows }, result);
+    return result;
+  }
+
+  async #repairPod(
+    records: readonly ClaimRecord[],
+    seen: { readonly nodeUnchanged: boolean; readonly shadows: ReadonlyMap<string, ShadowObject> },
+    result: { healthy: number; repaired: number; released: number; stopped: Map<RepairStop, number>; failed: Map<string, number> },
+  ): Promise<void> {
+    const { store, logger } = this.#options;
+    const managed = records.filter((record) => managedBindingsOf(record).length > 0);
+    for (const record of managed.filter(isReleasing)) {
+      const ref = refOf(record);
+      try {
+        await this.#locked(record, () => runReleaseSequence(store, this.#options.host, ref, AbortSignal.timeout(this.#options.intervalMs)));
+        result.released += 1;
+      } catch (error) {
+        count(result.failed, reasonOf(error));
+        logger.warn({ claimUID: ref.uid, podUID: record.pod.uid, err: error }, 'repair could not finish a release');
+      }
+    }
+    const attached = managed.filter((record) => !isReleasing(record));
+    if (attached.length === 0) return;
+    const first = attached[0] as ClaimRecord;
+    let pod: Pod | undefined;
+    const claims = new Map<string, ResourceClaim | undefined>();
+    try {
+      pod = await readIfExists(store.client, resourceTypes.pod, { namespace: first.pod.namespace, name: first.pod.name }, podSchema);
+      for (const record of attached) {
+        const at = { namespace: record.claimNamespace, name: record.claimName };
+        claims.set(record.claimUID, await readIfExists(store.client, resourceTypes.resourceClaim, at, resourceClaimSchema));
+      }
+    } catch (error) {
+      count(result.failed, reasonOf(error), attached.length);
+      logger.warn({ podUID: first.pod.uid, err: error }, 'repair could not read the Pod or its claims');
+      return;
+    }
+    const repairable: ClaimRecord[] = [];
+    for (const record of attached) {
+      const stop = repairStop(
+        record,
+        { pod, claim: claims.get(record.claimUID), nodeUnchanged: seen.nodeUnchanged },
+        { nodeName: this.#options.node.name, driverName: this.#options.driverName },
+      );
+      if (stop === undefined) {
+        repairable.push(record);
+        continue;
+      }
+      count(result.stopped, stop);
+      logger.info(
+        { claimUID: record.claimUID, podUID: record.pod.uid, reason: stop },
+        'forward repair stopped for the claim; waiting for the kubelet to release it',
+      );
+    }
+    if (pod === undefined || repairable.length === 0) return;
+    if (repairable.length === attached.length && isHealthy(records, pod, seen.shadows)) {
+      result.healthy += repairable.length;
+      return;
+    }
+    for (const record of repairable) {
+      try {
+        const outcome = await this.#locked(record, async () => {
+          const current = store.checkpoint.get(record.claimUID);
+          // The kubelet released or re-prepared the claim while this pass waited for its locks.
+          if (current === undefined || isReleasing(current) || !managedBindingsOf(current).some(isAttached)) return undefined;
+          return runForwardSequence(store, record.claimUID, { current: pod, signal: AbortSignal.timeout(this.#options.intervalMs) });
+        });
+        if (outcome !== undefined) result.repaired += 1;
+      } catch (error) {
+        count(result.failed, reasonOf(error));
+        logger.warn({ claimUID: record.claimUID, podUID: record.pod.uid, err: error }, 'forward repair failed');
+      }
+    }
+  }
+
+  #locked<T>(record: ClaimRecord, work: () => Promise<T>): Promise<T> {
+    return this.#options.claimLocks.run(record.claimUID, () => this.#options.podLocks.run(record.pod.uid, work));
+  }
+}
+
+function refOf(record: ClaimRecord): ClaimRef {
+  return { namespace: record.claimNamespace, name: record.claimName, uid: record.claimUID };
+}

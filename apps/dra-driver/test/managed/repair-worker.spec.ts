@@ -1,0 +1,204 @@
+// The repair worker (§8.3) of a freshly started driver, on a real API server with the driver's RBAC and
+// the API server's audit log: what a pass reads on a healthy node, what it repairs from the frozen record
+// alone, which releases it finishes, and where it must stop without releasing anything.
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { annotations } from '@sriov-dra/contract';
+import { type KubeClient, contentTypes, resourceTypes } from '@sriov-dra/k8s';
+import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
+import type { RepairPass } from '../../src/managed/repair-worker.ts';
+import {
+  DEVICES,
+  DRIVER_USER,
+  INJECTED_WRITE_FAILURE,
+  type ManagedNode,
+  NS,
+  createSource,
+  createWorkload,
+  podSelections,
+  startManagedNode,
+} from './managed-node.ts';
+
+const signal = new AbortController().signal;
+
+let host: ManagedNode;
+let admin: KubeClient;
+
+beforeAll(async () => {
+  host = await startManagedNode();
+  admin = host.admin;
+  await createSource(admin, 'rail-a', '192.0.2.0/24');
+}, 180_000);
+
+afterAll(async () => {
+  await host.stop();
+});
+
+jest.setTimeout(60_000);
+
+let nextPod = 0;
+async function prepared(claims = 1): Promise<{ name: string; refs: { namespace: string; name: string; uid: string }[] }> {
+  nextPod += 1;
+  const name = `repair-${nextPod}`;
+  const names = Array.from({ length: claims }, (_, index) => `${name}-${index}`);
+  const workload = await createWorkload(admin, name, Object.fromEntries(names.map((claim, index) => [claim, [DEVICES[index] ?? '']])));
+  const refs = names.map((claim) => workload.ref(claim));
+  const preparer = await host.open();
+  for (const ref of refs) await preparer.prepare(ref, signal);
+  return { name, refs };
+}
+
+async function release(refs: readonly { namespace: string; name: string; uid: string }[]): Promise<void> {
+  const preparer = await host.open();
+  for (const ref of refs) await preparer.unprepare(ref, signal);
+}
+
+/** The driver's requests the API server received while `work` ran, as "verb resource". */
+async function driverRequests(work: () => Promise<unknown>): Promise<string[]> {
+  const log = host.cp.auditLog;
+  if (log === undefined) throw new Error('the control plane runs without an audit log');
+  const before = (await log.requests()).length;
+  await work();
+  return (await log.requests())
+    .slice(before)
+    .filter((event) => event.user.username === DRIVER_USER)
+    .map((event) => `${event.verb} ${event.objectRef?.resource ?? ''}`)
+    .sort();
+}
+
+const summary = (pass: RepairPass) => ({
+  healthy: pass.healthy,
+  repaired: pass.repaired,
+  released: pass.released,
+  stopped: Object.fromEntries(pass.stopped),
+  failed: Object.fromEntries(pass.failed),
+});
+
+const phases = async (): Promise<(string | undefined)[]> =>
+  (await host.records()).flatMap((record: ClaimRecord) => record.devices.map((device) => device.managedBinding?.phase));
+
+describe('repair worker', () => {
+  it('reads a healthy node with one Node GET, one shadow LIST and one GET per Pod and per claim, and writes nothing', async () => {
+    const { name, refs } = await prepared(2);
+    const repair = await host.repairWorker();
+    let pass: RepairPass | undefined;
+    const requests = await driverRequests(async () => {
+      pass = await repair.pass();
+    });
+    expect(pass === undefined ? undefined : summary(pass)).toEqual({ healthy: 2, repaired: 0, released: 0, stopped: {}, failed: {} });
+    expect(requests).toEqual(['get nodes', 'get pods', 'get resourceclaims', 'get resourceclaims', 'list network-attachment-definitions']);
+    expect((await podSelections(admin, name)).networks).toHaveLength(2);
+    await release(refs);
+  });
+
+  it('puts back removed selections and a stripped finalizer from the record alone', async () => {
+    const { name, refs } = await prepared();
+    const before = await host.state(name);
+    const shadow = before.shadows[0]?.name ?? '';
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: shadow },
+      [{ op: 'remove', path: '/metadata/finalizers' }],
+      contentTypes.jsonPatch,
+    );
+    await admin.patch(
+      resourceTypes.pod,
+      { namespace: NS, name },
+      { metadata: { annotations: { [annotations.networks]: null, [annotations.managedNetworks]: null } } },
+      contentTypes.mergePatch,
+    );
+    // Deleting the source shows the repair never reads it.
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: 'rail-a' });
+    try {
+      expect(summary(await (await host.repairWorker()).pass())).toMatchObject({ healthy: 0, repaired: 1, failed: {} });
+      expect(await host.state(name)).toEqual(before);
+    } finally {
+      await createSource(admin, 'rail-a', '192.0.2.0/24');
+    }
+    await release(refs);
+  });
+
+  it('adopts the shadows of a prepare that stopped before their UIDs were persisted, and makes the claim Ready', async () => {
+    nextPod += 1;
+    const name = `repair-${nextPod}`;
+    const workload = await createWorkload(admin, name, { [`${name}-0`]: [DEVICES[0] ?? ''] });
+    const ref = workload.ref(`${name}-0`);
+    const failUIDs = (next: Readonly<Record<string, ClaimRecord>>): boolean =>
+      next[ref.uid]?.devices.some((device) => device.managedBinding?.shadow.uid !== '') === true;
+    await expect((await host.open({ failWrite: failUIDs })).prepare(ref, signal)).rejects.toMatchObject({ message: INJECTED_WRITE_FAILURE });
+    const created = (await host.state(name)).shadows;
+
+    expect(summary(await (await host.repairWorker()).pass())).toMatchObject({ repaired: 1, failed: {} });
+    const state = await host.state(name);
+    expect(state.bindings.map((binding) => [binding.phase, binding.shadowUID])).toEqual([['Ready', created[0]?.uid]]);
+    expect(state.selections === 'no Pod' ? undefined : state.selections.registry.map((entry) => entry['uid'])).toEqual([created[0]?.uid]);
+    await release([ref]);
+  });
+
+  it.each([
+    ['Deleting', 'delete'],
+    ['ReleaseComplete', 'patch'],
+  ])('finishes a release the kubelet started that stopped at %s', async (phase, missingVerb) => {
+    const limitedUser = `repair-no-nad-${missingVerb}`;
+    await admin.create(resourceTypes.clusterRole, {
+      metadata: { name: limitedUser },
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'patch'] },
+        {
+          apiGroups: ['k8s.cni.cncf.io'],
+          resources: ['network-attachment-definitions'],
+          verbs: ['get', 'list', 'create', 'patch', 'delete'].filter((verb) => verb !== missingVerb),
+        },
+      ],
+    });
+    await admin.create(resourceTypes.clusterRoleBinding, {
+      metadata: { name: limitedUser },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: limitedUser },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: limitedUser }],
+    });
+    const limited = host.cp.clientFor(limitedUser);
+    const { name, refs } = await prepared();
+    const [ref] = refs;
+    if (ref === undefined) throw new Error('no claim');
+    await expect((await host.open({ client: limited })).unprepare(ref, signal)).rejects.toMatchObject({ code: 'ApiForbidden' });
+    expect(await phases()).toEqual([phase]);
+    expect(summary(await (await host.repairWorker()).pass())).toMatchObject({ released: 1, failed: {} });
+    expect(await host.state(name)).toMatchObject({ bindings: [], shadows: [], cdi: [], drivers: host.initialDrivers });
+  });
+
+  it('stops, releasing nothing, for a terminating Pod, a gone Pod, a dropped reservation and a replaced Node', async () => {
+    const terminating = await prepared();
+    await admin.delete(resourceTypes.pod, { namespace: NS, name: terminating.name });
+    const gone = await prepared();
+    await admin.delete(resourceTypes.pod, { namespace: NS, name: gone.name }, { gracePeriodSeconds: 0 });
+    const moved = await prepared();
+    await admin.patch(
+      resourceTypes.resourceClaim,
+      { namespace: NS, name: moved.refs[0]?.name ?? '', subresource: 'status' },
+      [{ op: 'remove', path: '/status/reservedFor' }],
+      contentTypes.jsonPatch,
+    );
+    const before = await host.records();
+
+    expect(summary(await (await host.repairWorker()).pass())).toEqual({
+      healthy: 0,
+      repaired: 0,
+      released: 0,
+      stopped: { PodTerminating: 1, PodGone: 1, ReservationChanged: 1 },
+      failed: {},
+    });
+    expect(summary(await (await host.repairWorker({ nodeUID: '00000000-0000-4000-8000-000000000000' })).pass()).stopped).toEqual({ NodeReplaced: 3 });
+    expect(await host.records()).toEqual(before);
+    await release([...terminating.refs, ...gone.refs, ...moved.refs]);
+  });
+
+  it('reports a shadow deleted while its Pod runs and never recreates it', async () => {
+    const { name, refs } = await prepared();
+    const [shadow] = (await host.state(name)).shadows;
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
+    expect(summary(await (await host.repairWorker()).pass())).toMatchObject({ repaired: 0, failed: { ShadowDeletionPending: 1 } });
+    const state = await host.state(name);
+    expect(state.shadows).toEqual([{ ...shadow, deleting: true }]);
+    expect(state.bindings.map((binding) => binding.phase)).toEqual(['Ready']);
+    await release(refs);
+  });
+});

@@ -13,22 +13,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME, isSriovDraError } from '@sriov-dra/contract';
-import { type KubeObject, type ResourceType, readPod, resourceTypes } from '@sriov-dra/k8s';
-import {
-  type ControlPlane,
-  DRIVER_CHART_DIR,
-  createNamespace,
-  createReadyNode,
-  installCrds,
-  renderChartTemplate,
-  startControlPlane,
-  waitFor,
-  writeKubeconfig,
-} from '@sriov-dra/k8s/testing';
+import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
 import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
 import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
 import { type Driver, startDriver } from '../src/driver.ts';
+import { driverIdentity } from './driver-identity.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { createClaimConsumer } from './claim-consumer.ts';
 import { KubeletPeer, type PeerAnswer } from './kubelet-peer.ts';
@@ -54,52 +45,6 @@ interface StoredClaim extends KubeObject {
 
 interface StoredSlice extends KubeObject {
   readonly spec: { readonly devices?: readonly { readonly name: string }[] };
-}
-
-const RBAC_TYPES: Readonly<Record<string, ResourceType>> = {
-  ClusterRole: resourceTypes.clusterRole,
-  ClusterRoleBinding: resourceTypes.clusterRoleBinding,
-  Role: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true },
-  RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
-};
-
-/**
- * The credentials the DaemonSet's driver Pod would get: its ServiceAccount, bound by the chart's driver
- * RBAC, and a token bound to a driver Pod on the node (which is what "associated-node" status writes are
- * authorized against). Returns a kubeconfig path.
- */
-async function driverIdentity(cp: ControlPlane, kubeconfigPath: string): Promise<string> {
-  const serviceAccount = 'dra-driver-sriov';
-  await cp.adminClient.create(
-    resourceTypes.serviceAccount,
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccount } },
-    { namespace: NAMESPACE },
-  );
-  for (const object of renderChartTemplate(DRIVER_CHART_DIR, 'driver-rbac.yaml', { namespace: NAMESPACE })) {
-    const type = RBAC_TYPES[String(object['kind'])];
-    if (type === undefined) throw new Error(`unexpected ${String(object['kind'])} in driver-rbac.yaml`);
-    await cp.adminClient.create(type, object, type.namespaced ? { namespace: NAMESPACE } : {});
-  }
-  const pod = await cp.adminClient.create(
-    resourceTypes.pod,
-    {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'dra-driver-worker-a' },
-      spec: { nodeName: NODE, serviceAccountName: serviceAccount, containers: [{ name: 'driver', image: 'sriov-dra/dra-driver' }] },
-    },
-    { namespace: NAMESPACE },
-  );
-  const issued = (await cp.adminClient.request({
-    method: 'POST',
-    path: `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${serviceAccount}/token`,
-    body: {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid } },
-    },
-  })) as { status: { token: string } };
-  return writeKubeconfig(kubeconfigPath, cp.server, cp.caCert, `system:serviceaccount:${NAMESPACE}:${serviceAccount}`, { token: issued.status.token });
 }
 
 describe('the node driver on a real control plane with the kubelet peer', () => {
@@ -179,7 +124,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     await createNamespace(cp.adminClient, NAMESPACE);
     await createNamespace(cp.adminClient, WORKLOADS);
     await createReadyNode(cp.adminClient, NODE);
-    driverKubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'));
+    driverKubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'), { namespace: NAMESPACE, node: NODE }, ['driver-rbac.yaml']);
     const parsed = parseDriverFlags(argv(), {});
     if (!parsed.ok) throw parsed.error;
     flags = parsed.value;

@@ -137,8 +137,9 @@ describe('resolvePodForClaim on a real API server', () => {
     expect((stored['status'] as { resourceClaimStatuses?: unknown }).resourceClaimStatuses).toBeUndefined();
 
     const resolved = await resolvePodForClaim(await liveClaim(admin, 'direct-nics'), context());
-    expect({ ...resolved, livePod: resolved.livePod.metadata.uid }).toEqual({
+    expect({ ...resolved, livePod: resolved.livePod.metadata.uid, otherClaims: [...resolved.otherClaims.keys()] }).toEqual({
       livePod: pod.metadata.uid,
+      otherClaims: [],
       pod: { namespace: WORKLOADS, name: 'direct', uid: pod.metadata.uid, nodeName: NODE, annotations: {} },
       claims: [{ name: 'direct-nics', uid: claim.metadata.uid, podClaimNames: ['net'] }],
       results: [

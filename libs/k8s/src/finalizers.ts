@@ -19,7 +19,12 @@ export async function removeFinalizer(
   type: ResourceType,
   at: ObjectIdentity,
   finalizer: string,
-  options: { readonly backoff?: Backoff; readonly signal?: AbortSignal } = {},
+  options: {
+    readonly backoff?: Backoff;
+    readonly signal?: AbortSignal;
+    /** The object as the caller last saw it (e.g. a DELETE response): the first patch is tested against it instead of a fresh read. */
+    readonly current?: KubeObject;
+  } = {},
 ): Promise<FinalizerRemoval> {
   try {
     const result = await patchGuarded<KubeObject>(

@@ -213,6 +213,29 @@ describe('finalizer removal', () => {
     expect((await shared.admin.get(resourceTypes.networkAttachmentDefinition, at)).metadata.finalizers).toEqual(foreign);
   });
 
+  it('removes the finalizer against the copy the DELETE answered without reading again', async () => {
+    const pod = await createPod(shared.admin, 'ai-workloads', 'owner-d');
+    const nad = await shared.admin.create(resourceTypes.networkAttachmentDefinition, ownedNad(pod, 'shadow-d', [ATTACHMENT_PROTECTION_FINALIZER, ...foreign]), {
+      namespace: 'ai-workloads',
+    });
+    const at = { namespace: 'ai-workloads', name: 'shadow-d', uid: nad.metadata.uid };
+    const terminating = (await shared.admin.delete(resourceTypes.networkAttachmentDefinition, at, { uid: nad.metadata.uid })) as KubeObject;
+    expect(terminating.metadata.deletionTimestamp).toBeDefined();
+    const methods: string[] = [];
+    const counting = new (class extends KubeClient {
+      override async request(...args: Parameters<KubeClient['request']>): Promise<unknown> {
+        methods.push(args[0].method);
+        return super.request(...args);
+      }
+    })(shared.admin.config, { qps: 1_000, burst: 1_000 });
+    expect(await removeFinalizer(counting, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER, { current: terminating })).toBe(
+      'removed',
+    );
+    counting.close();
+    expect(methods).toEqual(['PATCH']);
+    expect((await shared.admin.get(resourceTypes.networkAttachmentDefinition, at)).metadata.finalizers).toEqual(foreign);
+  });
+
   it('treats a vanished object as done and refuses a replacement', async () => {
     expect(
       await removeFinalizer(

@@ -89,8 +89,10 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
     podLocks,
     intervalMs: options.repairIntervalMs,
     logger,
-    onPass: (result) => {
+    onPass: (result, seconds) => {
       observeBindings();
+      metrics.repairDuration.observe({ result: result === undefined ? 'error' : 'ok' }, seconds);
+      if (result === undefined) return;
       for (const [reason, count] of result.stopped) metrics.repairStops.inc({ reason }, count);
       for (const [reason, count] of result.failed) metrics.managedFailures.inc({ operation: 'repair', reason }, count);
       if (result.repaired + result.released > 0) logger.info({ repaired: result.repaired, released: result.released }, 'repair pass changed bindings');

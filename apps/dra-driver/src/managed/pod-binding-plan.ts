@@ -1,5 +1,5 @@
 import { type DeviceAttributeValue, type Result, SriovDraError } from '@sriov-dra/contract';
-import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
+import type { KubeClient } from '@sriov-dra/k8s';
 import { type AllocatedClaim, effectiveVfConfigs } from '../config/claim-vf-configs.ts';
 import { type ManagedAllocation, planManagedBindings } from './binding-plan.ts';
 import { parseConsumerClaim } from './consumer-objects.ts';
@@ -27,7 +27,7 @@ function unwrap<T>(result: Result<T>): T {
 
 /**
  * §8.1 step 1 for one claim of a verified Pod: the binding plan of all the Pod's claims together — every
- * one read live, each device's template resolved from its published attributes and its request's
+ * one as resolution just read it live, the Pod's annotations likewise, each device's template resolved from its published attributes and its request's
  * VfConfig, each distinct source NAD read once — so interface names are the same whichever claim the
  * kubelet prepares first; the bindings of `claimUID` are returned by device name, to be persisted by the
  * prepare of that claim alone (the other claims' records, once written, are never re-rendered).
@@ -45,9 +45,10 @@ export async function planClaimBindings(
   const sources = new Map<string, Promise<SourceTemplate>>();
   const allocations: ManagedAllocation[] = [];
   for (const reference of consumer.claims) {
-    const raw =
-      reference.uid === claimUID ? currentClaim : await client.get(resourceTypes.resourceClaim, { namespace: pod.namespace, name: reference.name }, signal);
     const at = { kind: 'ResourceClaim', namespace: pod.namespace, name: reference.name, uid: reference.uid };
+    // Resolution read every claim it verified; one missing here was never verified and is not planned.
+    const raw = reference.uid === claimUID ? currentClaim : consumer.otherClaims.get(reference.name);
+    if (raw === undefined) throw new SriovDraError('ConsumerMismatch', 'the claim was not read with the Pod it belongs to', { object: at });
     const claim = unwrap(parseConsumerClaim(raw, at));
     if (claim.uid !== reference.uid) throw new SriovDraError('ObjectReplaced', `the Pod's claim is now UID ${claim.uid}`, { object: at });
     const configs = unwrap(effectiveVfConfigs(raw as AllocatedClaim));

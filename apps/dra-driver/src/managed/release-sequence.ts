@@ -1,5 +1,5 @@
 import { SriovDraError, isSriovDraError } from '@sriov-dra/contract';
-import { type FinalizerRemoval, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type FinalizerRemoval, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import type { ManagedBinding } from '../checkpoint/checkpoint-record.ts';
 import type { ClaimRef } from '../kubelet/claim-preparer.ts';
 import { isAttached, managedBindingsOf, withPhase, withShadowUIDs } from './binding-records.ts';
@@ -58,6 +58,7 @@ export async function runReleaseSequence(store: BindingStore, host: HostRelease,
   }
 
   const shadows: ReleaseOutcome['shadows'][number][] = [];
+  const terminating = new Map<string, KubeObject>();
   let selectionsRemoved = false;
   if (managedBindingsOf(record).some((binding) => binding.phase === 'Deleting')) {
     const adopted = new Map<string, string>();
@@ -67,7 +68,9 @@ export async function runReleaseSequence(store: BindingStore, host: HostRelease,
       if (owned === undefined) continue;
       if (owned.uid !== binding.shadow.uid) adopted.set(binding.attachmentID, owned.uid);
       try {
-        shadows.push(await requestShadowDeletion(client, owned, signal));
+        const deletion = await requestShadowDeletion(client, owned, signal);
+        shadows.push(deletion.outcome);
+        if (deletion.current !== undefined) terminating.set(binding.attachmentID, deletion.current);
       } catch (error) {
         // Someone else's object holds the name now: ours is gone, and theirs is not ours to touch.
         if (!(isSriovDraError(error) && error.code === 'ShadowConflict')) throw error;
@@ -89,7 +92,7 @@ export async function runReleaseSequence(store: BindingStore, host: HostRelease,
     }
     if (binding.shadow.uid === '') continue;
     try {
-      finalizers.push(await releaseShadowFinalizer(client, binding.shadow, signal));
+      finalizers.push(await releaseShadowFinalizer(client, binding.shadow, signal, terminating.get(binding.attachmentID)));
     } catch (error) {
       // The name was reused by another object: the finalizer obligation died with ours.
       if (!(isSriovDraError(error) && error.code === 'ObjectReplaced')) throw error;

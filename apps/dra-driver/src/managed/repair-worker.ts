@@ -32,7 +32,8 @@ export interface RepairWorkerOptions {
   /** Period of the unconditional pass (§8.3: bounded); triggers run one sooner. */
   readonly intervalMs: number;
   readonly logger: Logger;
-  readonly onPass?: (result: RepairPass) => void;
+  /** After each pass, with its duration; `result` is undefined when the pass could not start. */
+  readonly onPass?: (result: RepairPass | undefined, seconds: number) => void;
 }
 
 /** What one pass did, claim by claim. Failures and stops are counted by their stable code. */
@@ -122,13 +123,15 @@ export class RepairWorker {
   async #loop(): Promise<void> {
     for (;;) {
       this.#again = false;
+      const started = performance.now();
+      let result: RepairPass | undefined;
       try {
-        const result = await this.pass();
+        result = await this.pass();
         this.#passes += 1;
-        this.#options.onPass?.(result);
       } catch (error) {
         this.#options.logger.warn({ err: error }, 'repair pass failed; retrying at the next period');
       }
+      this.#options.onPass?.(result, (performance.now() - started) / 1000);
       if (!this.#triggeredMeanwhile()) break;
     }
     this.#running = undefined;

@@ -61,8 +61,9 @@ describe('resolvePodForClaim', () => {
       [`claim ${NAMESPACE}/${GPU_CLAIM}`]: apiClaim({ name: GPU_CLAIM, uid: GPU_UID, ownerReferences: [podController()], results: [gpuResult()] }),
     });
     const resolved = await resolve(apiClaim({ results: [vfResult(VF_A), gpuResult(), vfResult(VF_B)] }), reader);
-    expect({ ...resolved, livePod: resolved.livePod.metadata.resourceVersion }).toEqual({
+    expect({ ...resolved, livePod: resolved.livePod.metadata.resourceVersion, otherClaims: [...resolved.otherClaims.keys()] }).toEqual({
       livePod: '7',
+      otherClaims: [GPU_CLAIM],
       pod: { namespace: NAMESPACE, name: POD, uid: POD_UID, nodeName: NODE, annotations: {} },
       claims: [
         { name: CLAIM, uid: CLAIM_UID, podClaimNames: ['net'] },

@@ -49,6 +49,8 @@ export interface ResolvedConsumer {
   readonly results: readonly OwnedResult[];
   /** The Pod as read: the first guarded patch of its selections is tested against this resourceVersion. */
   readonly livePod: Pod;
+  /** The Pod's other claims as just read, undecoded, by name: planning reads none of them again. */
+  readonly otherClaims: ReadonlyMap<string, unknown>;
 }
 
 function unwrap<T>(result: Result<T>): T {
@@ -81,11 +83,13 @@ export async function resolvePodForClaim(liveClaim: unknown, context: ResolveCon
   unwrap(rejectExtendedResourceClaim(claim, pod));
 
   const names = unwrap(podClaimNames(pod));
+  const otherClaims = new Map<string, unknown>();
   const others = new Map<string, ConsumerClaim | undefined>(
     await Promise.all(
       otherClaimNames(names, claim).map(async (name): Promise<[string, ConsumerClaim | undefined]> => {
         const other = await reader.claim(claim.namespace, name, signal);
         const at = { kind: 'ResourceClaim', namespace: claim.namespace, name };
+        if (other !== undefined) otherClaims.set(name, other);
         return [name, other === undefined ? undefined : unwrap(parseConsumerClaim(other, at))];
       }),
     ),
@@ -104,5 +108,6 @@ export async function resolvePodForClaim(liveClaim: unknown, context: ResolveCon
     claims,
     results,
     livePod: asRead.data,
+    otherClaims,
   };
 }

@@ -1,5 +1,6 @@
 import { ATTACHMENT_PROTECTION_FINALIZER, SriovDraError } from '@sriov-dra/contract';
-import { type FinalizerRemoval, type KubeClient, isApiError, removeFinalizer, resourceTypes } from '@sriov-dra/k8s';
+import { type FinalizerRemoval, type KubeClient, type KubeObject, isApiError, removeFinalizer, resourceTypes } from '@sriov-dra/k8s';
+import { z } from 'zod';
 
 /** The exact shadow a binding owns, as its checkpoint records it (UID observed at creation or adoption). */
 export interface OwnedShadow {
@@ -8,18 +9,32 @@ export interface OwnedShadow {
   readonly uid: string;
 }
 
+export interface ShadowDeletion {
+  readonly outcome: 'terminating' | 'gone';
+  /** The Terminating shadow as the DELETE answered it: the finalizer removal can be tested against it without a read. */
+  readonly current?: KubeObject;
+}
+
+const kubeObjectSchema = z.looseObject({
+  metadata: z.looseObject({ name: z.string(), uid: z.string(), resourceVersion: z.string(), finalizers: z.array(z.string()).optional() }),
+});
+
 /**
  * Asks for the owned shadow's deletion (§8.4 step 2), with a UID precondition so an object someone
  * recreated under the same name is never deleted in its place. The protection finalizer keeps the
  * shadow Terminating — readable by Multus's DEL path — until the release is durable. Returns whether the
  * shadow still exists (Terminating) or is already gone.
  */
-export async function requestShadowDeletion(client: KubeClient, shadow: OwnedShadow, signal?: AbortSignal): Promise<'terminating' | 'gone'> {
+export async function requestShadowDeletion(client: KubeClient, shadow: OwnedShadow, signal?: AbortSignal): Promise<ShadowDeletion> {
   try {
-    await client.delete(resourceTypes.networkAttachmentDefinition, shadow, { uid: shadow.uid, signal });
-    return 'terminating';
+    const answered = await client.delete(resourceTypes.networkAttachmentDefinition, shadow, { uid: shadow.uid, signal });
+    // A deletion a finalizer holds answers with the Terminating object; anything else (a Status, or the
+    // object as it was when removed at once) means it is already gone.
+    const answer = kubeObjectSchema.safeParse(answered);
+    const held = answer.success && answer.data.metadata.uid === shadow.uid && (answer.data.metadata.finalizers ?? []).length > 0;
+    return held ? { outcome: 'terminating', current: answer.data } : { outcome: 'gone' };
   } catch (error) {
-    if (isApiError(error, 'NotFound')) return 'gone';
+    if (isApiError(error, 'NotFound')) return { outcome: 'gone' };
     // The precondition failed: the name now belongs to another object, which is not this binding's to delete.
     if (isApiError(error, 'Conflict')) {
       throw new SriovDraError(
@@ -40,6 +55,9 @@ export async function requestShadowDeletion(client: KubeClient, shadow: OwnedSha
  * durable: UID- and resourceVersion-checked, other finalizers kept, a lost response settled by the
  * re-read. Only the finalizer goes; the deletion was requested earlier.
  */
-export function releaseShadowFinalizer(client: KubeClient, shadow: OwnedShadow, signal?: AbortSignal): Promise<FinalizerRemoval> {
-  return removeFinalizer(client, resourceTypes.networkAttachmentDefinition, shadow, ATTACHMENT_PROTECTION_FINALIZER, { signal });
+export function releaseShadowFinalizer(client: KubeClient, shadow: OwnedShadow, signal?: AbortSignal, current?: KubeObject): Promise<FinalizerRemoval> {
+  return removeFinalizer(client, resourceTypes.networkAttachmentDefinition, shadow, ATTACHMENT_PROTECTION_FINALIZER, {
+    signal,
+    ...(current === undefined ? {} : { current }),
+  });
 }

@@ -81,6 +81,7 @@ beforeAll(async () => {
     ],
     results: [],
     livePod: pod as never,
+    otherClaims: claims,
   };
   const attributes = { [NAD_NAME]: { string: 'rail-a' } };
   context = {

@@ -50,7 +50,7 @@ describe('shadow release', () => {
   it('keeps the shadow Terminating after the deletion request until its finalizer is released, foreign finalizers kept', async () => {
     const shadow = await createShadow('sriov-dra-a', undefined, [ATTACHMENT_PROTECTION_FINALIZER, 'example.com/audit']);
     const owned = { namespace: NS, name: 'sriov-dra-a', uid: shadow.metadata.uid };
-    await expect(requestShadowDeletion(admin, owned)).resolves.toBe('terminating');
+    await expect(requestShadowDeletion(admin, owned)).resolves.toMatchObject({ outcome: 'terminating', current: { metadata: { uid: owned.uid } } });
     expect((await exists('sriov-dra-a'))?.metadata.deletionTimestamp).toBeDefined();
     await expect(releaseShadowFinalizer(admin, owned)).resolves.toBe('removed');
     expect((await exists('sriov-dra-a'))?.metadata.finalizers).toEqual(['example.com/audit']);
@@ -62,7 +62,7 @@ describe('shadow release', () => {
       'application/merge-patch+json',
     );
     await waitFor('the shadow gone', async () => (await exists('sriov-dra-a')) === undefined, { timeoutMs: 10_000 });
-    await expect(requestShadowDeletion(admin, owned)).resolves.toBe('gone');
+    await expect(requestShadowDeletion(admin, owned)).resolves.toEqual({ outcome: 'gone' });
     await expect(releaseShadowFinalizer(admin, owned)).resolves.toBe('gone');
   }, 30_000);
 

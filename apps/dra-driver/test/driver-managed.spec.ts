@@ -1,0 +1,329 @@
+// The whole node driver with managed attachment on (--multus-auto-attach, MULTUS mode), started by
+// startDriver on a real control plane (v1.36.3 with kube-scheduler and kube-controller-manager), a fake
+// sysfs served by the kernel emulator, and the kubelet's own Go code (tools/kubelet-peer) on the real
+// sockets: devices published with a source template reference, two VFs allocated by the real scheduler
+// to a Pod that names no networks, prepare creating one protected shadow per VF and handing both to the
+// Pod's Multus selections, a restart whose repeated prepare writes nothing, and unprepare taking it all
+// back. The driver authenticates as its ServiceAccount with a token bound to a driver Pod on the node,
+// authorized by the chart's driver and managed-network RBAC alone.
+// Needs the peer binary: tools/control-plane/build-binaries.sh kubelet-peer.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ATTACHMENT_PROTECTION_FINALIZER, DRIVER_API_VERSION, DRIVER_NAME, annotations, labels } from '@sriov-dra/contract';
+import { type KubeObject, isApiError, readPod, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { pino } from 'pino';
+import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
+import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
+import { type Driver, startDriver } from '../src/driver.ts';
+import { driverIdentity } from './driver-identity.ts';
+import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
+import { createClaimConsumer } from './claim-consumer.ts';
+import { KubeletPeer } from './kubelet-peer.ts';
+
+const NAMESPACE = 'dra-sriov-driver';
+const WORKLOADS = 'workloads';
+const NODE = 'worker-a';
+const CLAIM = 'two-vfs';
+const POD = 'consumer';
+const STEPS = 5;
+// 2 PFs on 2 PCIe roots × 4 VFs: PF 0000:3b:00.0 below pci0000:3a, PF 0000:87:00.0 below pci0000:86.
+const ALL_VFS = ['0000:3b:00.2', '0000:3b:00.3', '0000:3b:00.4', '0000:3b:00.5', '0000:87:00.2', '0000:87:00.3', '0000:87:00.4', '0000:87:00.5'];
+/** The two VFs kube-scheduler picks: the first two of root A, in the order of the allocation. */
+const PAIR = ['0000:3b:00.2', '0000:3b:00.3'];
+const ALL_DEVICES = ALL_VFS.map((pci) => pci.replace(/[:.]/g, '-'));
+const NAD_NAME_ATTRIBUTE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
+const SOURCE_CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}';
+
+interface StoredSlice extends KubeObject {
+  readonly spec: { readonly devices?: readonly { readonly name: string; readonly attributes?: Record<string, unknown> }[] };
+}
+interface StoredClaim extends KubeObject {
+  readonly status?: { readonly allocation?: { readonly devices?: { readonly results?: readonly { request: string; device: string }[] } } };
+}
+interface StoredNad extends KubeObject {
+  readonly spec: { readonly config: string };
+}
+
+describe('the node driver with managed attachment on a real control plane with the kubelet peer', () => {
+  let cp: ControlPlane;
+  let dir: string;
+  let sysfsRoot: string;
+  let cdiRoot: string;
+  let pluginsDir: string;
+  let registrarDir: string;
+  let emulator: KernelEmulator;
+  let flags: DriverFlags;
+  let driver: Driver | undefined;
+  let peer: KubeletPeer | undefined;
+  let claim: { namespace: string; name: string; uid: string };
+  let podUID: string;
+  let nodeUID: string;
+  let sourceVersion: string;
+  let finished = 0;
+
+  const admin = () => cp.adminClient;
+  const logger = () => pino({ level: 'info' }, pino.destination({ dest: path.join(dir, 'driver.log'), sync: true }));
+  // A short repair period: passes keep running beside every step, so "nothing written" covers them too.
+  const start = async (): Promise<Driver> =>
+    startDriver(flags, { logger: logger(), healthHost: '127.0.0.1', rescanIntervalMs: 500, sliceResyncMs: 0, repairIntervalMs: 1_000 });
+  const http = async (route: string): Promise<{ status: number; body: string }> => {
+    const response = await fetch(`http://127.0.0.1:${String(driver?.healthPort)}${route}`);
+    return { status: response.status, body: await response.text() };
+  };
+  const metric = async (name: string): Promise<number | undefined> => {
+    const line = (await http('/metrics')).body.split('\n').find((text) => text.startsWith(`${name} `));
+    return line === undefined ? undefined : Number(line.slice(name.length + 1));
+  };
+  const driverOf = (pci: string): string | null => {
+    const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
+    return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
+  };
+  const checkpointClaims = (): Record<string, { devices: unknown[] }> =>
+    (JSON.parse(fs.readFileSync(path.join(pluginsDir, DRIVER_NAME, 'checkpoint.json'), 'utf8')) as { claims: never }).claims;
+  const shadows = async (): Promise<StoredNad[]> =>
+    (await admin().list<StoredNad>(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, labelSelector: labels.managedBy })).items;
+  /** The shadow whose CNI configuration names the VF; the VF is the only thing that tells the two apart. */
+  const shadowOf = (all: readonly StoredNad[], pci: string): StoredNad | undefined =>
+    all.find((shadow) => (JSON.parse(shadow.spec.config) as { deviceID?: string }).deviceID === pci);
+  const podAnnotations = async (): Promise<Record<string, string>> => (await readPod(admin(), WORKLOADS, POD)).metadata.annotations ?? {};
+  const registrationSocket = (): string => path.join(registrarDir, `${DRIVER_NAME}-reg.sock`);
+  const register = async (): Promise<void> => {
+    peer = await KubeletPeer.start();
+    const answer = await peer.send({ op: 'register', socket: registrationSocket() });
+    expect({ ok: answer.ok, error: answer.error, kubelet: answer.ok ? '' : peer.log }).toEqual({ ok: true, error: undefined, kubelet: '' });
+  };
+  const expectedPrepared = () => ({
+    [claim.uid]: {
+      devices: ['0000-3b-00-2', '0000-3b-00-3'].map((device) => ({
+        requestNames: ['vfs'],
+        poolName: NODE,
+        deviceName: device,
+        cdiDeviceIDs: [`${DRIVER_NAME}/vf=${claim.uid}-${device}`, `${DRIVER_NAME}/vf=${podUID}`],
+      })),
+      error: '',
+    },
+  });
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'driver-managed-'));
+    sysfsRoot = path.join(dir, 'sys');
+    cdiRoot = path.join(dir, 'cdi');
+    pluginsDir = path.join(dir, 'plugins');
+    registrarDir = path.join(dir, 'plugins_registry');
+    generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 2, vfsPerPf: 4 }));
+    emulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
+
+    cp = await startControlPlane({ controllerManager: true, scheduler: true });
+    await installCrds(cp.adminClient);
+    await createNamespace(cp.adminClient, NAMESPACE);
+    await createNamespace(cp.adminClient, WORKLOADS);
+    nodeUID = (await createReadyNode(cp.adminClient, NODE)).metadata.uid;
+    const driverKubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'), { namespace: NAMESPACE, node: NODE }, [
+      'driver-rbac.yaml',
+      'managed-networks-rbac.yaml',
+    ]);
+    const parsed = parseDriverFlags(
+      [
+        ...['--node-name', NODE, '--kubeconfig', driverKubeconfig, '--namespace', NAMESPACE, '--sysfs-root', sysfsRoot, '--cdi-root', cdiRoot],
+        ...['--kubelet-plugins-directory-path', pluginsDir, '--kubelet-registrar-directory-path', registrarDir, '--healthcheck-port', '0'],
+        ...['--kube-api-qps', '100', '--kube-api-burst', '200', '--configuration-mode', 'MULTUS', '--multus-auto-attach=true'],
+      ],
+      {},
+    );
+    if (!parsed.ok) throw parsed.error;
+    flags = parsed.value;
+    expect(flags.multusAutoAttach).toBe(true);
+    driver = await start();
+  }, 180_000);
+
+  afterAll(async () => {
+    await peer?.close();
+    await driver?.stop();
+    await emulator.stop();
+    await cp.stop();
+    // A failed step leaves the driver's log and the node's files behind for diagnosis.
+    if (finished === STEPS) fs.rmSync(dir, { recursive: true, force: true });
+    else process.stderr.write(`driver-managed: kept ${dir} (driver.log) after a failed step\n`);
+  }, 120_000);
+
+  it('publishes every VF with the source template reference its DeviceAttributes give it', async () => {
+    const source = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'rail-a' }, spec: { config: SOURCE_CONFIG } };
+    sourceVersion = (await admin().create(resourceTypes.networkAttachmentDefinition, source, { namespace: WORKLOADS })).metadata.resourceVersion;
+    // No netAttachDefNamespace: the template is looked up in the consuming Pod's namespace.
+    const attributes = { [NAD_NAME_ATTRIBUTE]: { string: 'rail-a' } };
+    await admin().create(
+      resourceTypes.deviceAttributes,
+      { apiVersion: DRIVER_API_VERSION, kind: 'DeviceAttributes', metadata: { name: 'rail-a', labels: { rail: 'a' } }, spec: { attributes } },
+      { namespace: NAMESPACE },
+    );
+    // One config without filters selects every VF and gives each the attributes of the objects it selects.
+    const spec = { configs: [{ deviceAttributesSelector: { matchLabels: { rail: 'a' } } }] };
+    await admin().create(
+      resourceTypes.sriovResourcePolicy,
+      { apiVersion: DRIVER_API_VERSION, kind: 'SriovResourcePolicy', metadata: { name: 'all-vfs' }, spec },
+      { namespace: NAMESPACE },
+    );
+    const published = async () =>
+      (await admin().list<StoredSlice>(resourceTypes.resourceSlice, { fieldSelector: `spec.nodeName=${NODE}` })).items.flatMap(
+        (slice) => slice.spec.devices ?? [],
+      );
+    let devices: Awaited<ReturnType<typeof published>> = [];
+    const withTemplate = async () => (devices = await published()).filter((device) => device.attributes?.[NAD_NAME_ATTRIBUTE] !== undefined).length;
+    await waitFor('all VFs published with their template', async () => (await withTemplate()) === 8, {
+      timeoutMs: 60_000,
+      describe: () => JSON.stringify(devices),
+    });
+    expect(devices.map((device) => device.name).sort()).toEqual(ALL_DEVICES);
+    expect(devices.map((device) => device.attributes?.[NAD_NAME_ATTRIBUTE])).toEqual(Array.from({ length: 8 }, () => ({ string: 'rail-a' })));
+    // With nothing checkpointed the first repair pass is already done: only the kubelet is missing.
+    expect(await http('/readyz')).toEqual({ status: 503, body: 'not ready: kubelet registration' });
+    finished += 1;
+  }, 120_000);
+
+  it('gets two VFs on one PCIe root allocated by kube-scheduler for a Pod that names no networks', async () => {
+    await admin().create(resourceTypes.deviceClass, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: DRIVER_NAME },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
+    });
+    // No VfConfig: the VFs keep their kernel driver (mlx5_core); managed attachment refuses vfio-pci.
+    const created = await admin().create(
+      resourceTypes.resourceClaim,
+      {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceClaim',
+        metadata: { name: CLAIM },
+        spec: {
+          devices: {
+            requests: [{ name: 'vfs', exactly: { deviceClassName: DRIVER_NAME, count: 2 } }],
+            constraints: [{ requests: ['vfs'], matchAttribute: 'resource.kubernetes.io/pcieRoot' }],
+          },
+        },
+      },
+      { namespace: WORKLOADS },
+    );
+    claim = { namespace: WORKLOADS, name: CLAIM, uid: created.metadata.uid };
+    const pod = await createClaimConsumer(admin(), WORKLOADS, POD, { resourceClaimName: CLAIM });
+    podUID = pod.metadata.uid;
+    expect(pod.metadata.annotations?.[annotations.networks]).toBeUndefined();
+    await waitFor('Pod scheduled', async () => (await readPod(admin(), WORKLOADS, POD)).spec.nodeName === NODE, { timeoutMs: 60_000 });
+    const allocated = await admin().get<StoredClaim>(resourceTypes.resourceClaim, { namespace: WORKLOADS, name: CLAIM });
+    expect(allocated.status?.allocation?.devices?.results?.map((result) => [result.request, result.device])).toEqual([
+      ['vfs', '0000-3b-00-2'],
+      ['vfs', '0000-3b-00-3'],
+    ]);
+    finished += 1;
+  }, 120_000);
+
+  it('prepares through the kubelet: one protected shadow per VF, both handed to the Pod as dra0 and dra1', async () => {
+    await register();
+    await waitFor('ready', async () => (await http('/readyz')).status === 200, { timeoutMs: 30_000 });
+
+    const prepared = await peer?.send({ op: 'prepare', claims: [claim] });
+    expect(prepared).toMatchObject({ ok: true, result: expectedPrepared() });
+    expect(ALL_VFS.map(driverOf)).toEqual(Array.from({ length: 8 }, () => 'mlx5_core'));
+    expect(emulator.writes).toEqual([]);
+    expect(fs.readdirSync(cdiRoot).sort()).toEqual([`${DRIVER_NAME}-vf_${claim.uid}.json`, `${DRIVER_NAME}-vf_${podUID}.json`].sort());
+
+    const all = await shadows();
+    expect(all).toHaveLength(2);
+    const [first, second] = PAIR.map((pci) => shadowOf(all, pci));
+    for (const pci of PAIR) {
+      const shadow = shadowOf(all, pci);
+      expect(shadow?.metadata.name).toMatch(/^dra-sriov-[0-9a-f]{32}$/);
+      expect(shadow?.metadata.finalizers).toEqual([ATTACHMENT_PROTECTION_FINALIZER]);
+      expect(shadow?.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Pod', name: POD, uid: podUID, blockOwnerDeletion: false }]);
+      expect(shadow?.metadata.labels).toMatchObject({
+        [labels.managedBy]: 'sriov-dra',
+        [labels.claimUID]: claim.uid,
+        [labels.podUID]: podUID,
+        [labels.nodeUID]: nodeUID,
+      });
+      // Multus must not take a shadow for a device-plugin NAD.
+      expect(shadow?.metadata.annotations?.[annotations.resourceName]).toBeUndefined();
+      expect(JSON.parse(shadow?.spec.config ?? '{}')).toEqual({ ...(JSON.parse(SOURCE_CONFIG) as object), deviceID: pci });
+    }
+
+    const values = await podAnnotations();
+    expect(JSON.parse(values[annotations.networks] ?? 'null')).toEqual([
+      { name: first?.metadata.name, namespace: WORKLOADS, interface: 'dra0' },
+      { name: second?.metadata.name, namespace: WORKLOADS, interface: 'dra1' },
+    ]);
+    const registry = JSON.parse(values[annotations.managedNetworks] ?? '{"entries":[]}') as { entries: Record<string, unknown>[] };
+    expect(registry.entries.map((entry) => [entry['claimUID'], entry['uid'], entry['interface']])).toEqual([
+      [claim.uid, first?.metadata.uid, 'dra0'],
+      [claim.uid, second?.metadata.uid, 'dra1'],
+    ]);
+    // The checkpoint holds what the API server holds: Ready bindings naming the same shadow objects.
+    const binding = (shadow: StoredNad | undefined, name: string) => ({
+      phase: 'Ready',
+      interface: name,
+      shadow: { name: shadow?.metadata.name, uid: shadow?.metadata.uid },
+    });
+    expect(checkpointClaims()[claim.uid]?.devices).toMatchObject([
+      { device: '0000-3b-00-2', originalDriver: 'mlx5_core', managedBinding: binding(first, 'dra0') },
+      { device: '0000-3b-00-3', originalDriver: 'mlx5_core', managedBinding: binding(second, 'dra1') },
+    ]);
+
+    await waitFor('bindings counted', async () => (await metric('sriov_dra_driver_managed_bindings{phase="Ready"}')) === 2, { timeoutMs: 10_000 });
+    expect(await metric('sriov_dra_driver_managed_bindings{phase="Pending"}')).toBe(0);
+    expect((await http('/metrics')).body).not.toContain('sriov_dra_driver_managed_failures_total{');
+    expect(await metric('sriov_dra_driver_prepare_requests_total{result="ok"}')).toBe(1);
+    finished += 1;
+  }, 120_000);
+
+  it('keeps the bindings across a restart: a repeated prepare answers the same devices and writes nothing', async () => {
+    const podVersion = (await readPod(admin(), WORKLOADS, POD)).metadata.resourceVersion;
+    const before = (await shadows()).map((shadow) => [shadow.metadata.name, shadow.metadata.uid, shadow.metadata.resourceVersion]).sort();
+    await peer?.close();
+    await driver?.stop();
+    driver = undefined;
+    expect(fs.existsSync(registrationSocket())).toBe(false);
+
+    driver = await start();
+    await register();
+    // Readiness now also waits for the first repair pass over the two recorded bindings.
+    await waitFor('ready after restart', async () => (await http('/readyz')).status === 200, { timeoutMs: 30_000 });
+    const prepared = await peer?.send({ op: 'prepare', claims: [claim] });
+    expect(prepared).toMatchObject({ ok: true, result: expectedPrepared() });
+    expect((await readPod(admin(), WORKLOADS, POD)).metadata.resourceVersion).toBe(podVersion);
+    expect((await shadows()).map((shadow) => [shadow.metadata.name, shadow.metadata.uid, shadow.metadata.resourceVersion]).sort()).toEqual(before);
+    expect(emulator.writes).toEqual([]);
+    expect(await metric('sriov_dra_driver_managed_bindings{phase="Ready"}')).toBe(2);
+    expect((await http('/metrics')).body).not.toContain('sriov_dra_driver_managed_failures_total{');
+    finished += 1;
+  }, 120_000);
+
+  it('unprepares through the kubelet: shadows deleted, the Pod’s selections and registry removed, VFs untouched', async () => {
+    const names = (await shadows()).map((shadow) => shadow.metadata.name);
+    expect(names).toHaveLength(2);
+    const unprepared = await peer?.send({ op: 'unprepare', claims: [claim] });
+    expect(unprepared).toMatchObject({ ok: true, result: { [claim.uid]: { error: '' } } });
+
+    const read = (name: string) => admin().get(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, name });
+    const gone = (name: string) =>
+      read(name).then(
+        () => false,
+        (error: unknown) => isApiError(error, 'NotFound'),
+      );
+    expect(await Promise.all(names.map(gone))).toEqual([true, true]);
+    expect(await shadows()).toEqual([]);
+    const values = await podAnnotations();
+    expect([values[annotations.networks], values[annotations.managedNetworks]]).toEqual([undefined, undefined]);
+    expect(checkpointClaims()).toEqual({});
+    expect(fs.readdirSync(cdiRoot)).toEqual([]);
+    expect(ALL_VFS.map(driverOf)).toEqual(Array.from({ length: 8 }, () => 'mlx5_core'));
+    expect(emulator.writes).toEqual([]);
+    // The source template was only ever read.
+    expect((await admin().get(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, name: 'rail-a' })).metadata.resourceVersion).toBe(
+      sourceVersion,
+    );
+    expect(await metric('sriov_dra_driver_managed_bindings{phase="Ready"}')).toBe(0);
+    expect(await metric('sriov_dra_driver_unprepare_requests_total{result="ok"}')).toBe(1);
+    finished += 1;
+  }, 120_000);
+});

@@ -1,4 +1,3 @@
-import { isSriovDraError } from '@sriov-dra/contract';
 import type { EventRecorder, KubeClient } from '@sriov-dra/k8s';
 import type { Logger } from 'pino';
 import { MANAGED_BINDING_PHASES } from '../checkpoint/checkpoint-record.ts';
@@ -7,6 +6,7 @@ import type { DevicePreparer } from '../device/device-preparer.ts';
 import { KeyedLocks } from '../kubelet/keyed-locks.ts';
 import type { DriverMetrics } from '../metrics.ts';
 import { managedBindingsOf } from './binding-records.ts';
+import { failureReason } from './failure-reason.ts';
 import { ManagedPreparer, type ManagedPreparerOptions } from './managed-preparer.ts';
 import { RepairWorker } from './repair-worker.ts';
 
@@ -30,8 +30,6 @@ export interface ManagedAttachment {
   readonly claimLocks: KeyedLocks;
   readonly repair: RepairWorker;
 }
-
-const reasonOf = (error: unknown): string => (isSriovDraError(error) ? error.code : 'Internal');
 
 /**
  * Managed attachment (--multus-auto-attach): the preparer that serves the kubelet and the repair worker
@@ -67,13 +65,13 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
     },
     onFailure: (operation, ref, error) => {
       observeBindings();
-      metrics.managedFailures.inc({ operation, reason: reasonOf(error) });
+      metrics.managedFailures.inc({ operation, reason: failureReason(error) });
       // The recorder reports its own failures; an Event never holds up the kubelet's answer.
       void events.record(
         { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
         {
           type: 'Warning',
-          reason: reasonOf(error),
+          reason: failureReason(error),
           action: operation === 'prepare' ? 'PrepareManagedNetworks' : 'ReleaseManagedNetworks',
           note: error instanceof Error ? error.message : String(error),
         },

@@ -1,4 +1,4 @@
-import { MANAGED_BY_VALUE, SriovDraError, isSriovDraError, labels } from '@sriov-dra/contract';
+import { MANAGED_BY_VALUE, SriovDraError, labels } from '@sriov-dra/contract';
 import {
   type KubeClient,
   type Pod,
@@ -16,6 +16,7 @@ import type { ClaimRecord } from '../checkpoint/checkpoint-record.ts';
 import type { ClaimRef } from '../kubelet/claim-preparer.ts';
 import type { KeyedLocks } from '../kubelet/keyed-locks.ts';
 import { isAttached, isReleasing, managedBindingsOf } from './binding-records.ts';
+import { failureReason } from './failure-reason.ts';
 import { type BindingStore, runForwardSequence } from './forward-sequence.ts';
 import { type HostRelease, runReleaseSequence } from './release-sequence.ts';
 import { type RepairStop, isHealthy, repairStop } from './repair-check.ts';
@@ -48,8 +49,6 @@ export interface RepairPass {
 function count<K>(map: Map<K, number>, key: K, amount = 1): void {
   map.set(key, (map.get(key) ?? 0) + amount);
 }
-
-const reasonOf = (error: unknown): string => (isSriovDraError(error) ? error.code : 'Internal');
 
 /** A live GET decoded by `schema`; undefined when NotFound, a typed error when the object is malformed. */
 async function readIfExists<T>(
@@ -179,7 +178,7 @@ export class RepairWorker {
         await this.#locked(record, () => runReleaseSequence(store, this.#options.host, ref, AbortSignal.timeout(this.#options.intervalMs)));
         result.released += 1;
       } catch (error) {
-        count(result.failed, reasonOf(error));
+        count(result.failed, failureReason(error));
         logger.warn({ claimUID: ref.uid, podUID: record.pod.uid, err: error }, 'repair could not finish a release');
       }
     }
@@ -195,7 +194,7 @@ export class RepairWorker {
         claims.set(record.claimUID, await readIfExists(store.client, resourceTypes.resourceClaim, at, resourceClaimSchema));
       }
     } catch (error) {
-      count(result.failed, reasonOf(error), attached.length);
+      count(result.failed, failureReason(error), attached.length);
       logger.warn({ podUID: first.pod.uid, err: error }, 'repair could not read the Pod or its claims');
       return;
     }
@@ -231,7 +230,7 @@ export class RepairWorker {
         });
         if (outcome !== undefined) result.repaired += 1;
       } catch (error) {
-        count(result.failed, reasonOf(error));
+        count(result.failed, failureReason(error));
         logger.warn({ claimUID: record.claimUID, podUID: record.pod.uid, err: error }, 'forward repair failed');
       }
     }

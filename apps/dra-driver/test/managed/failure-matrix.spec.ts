@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
 import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
+import { isHostOperationError } from '../../src/device/host-operation-error.ts';
 import type { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
 import {
   DEVICES,
@@ -314,6 +315,35 @@ describe('unprepare', () => {
       expect(stopped.selections).toEqual({ networks: undefined, registry: [] });
     }
     await releaseAndCheck(await host.open(), row);
+  });
+
+  it('retries a failed host release without going back on the API steps already done', async () => {
+    const vf = VFS[6] ?? '';
+    await host.setDriver(vf, null);
+    const row = await createWorkload(admin, 'row-host', { 'row-host-nics': [DEVICES[6] ?? ''] }, {}, [vfConfig({ driver: 'mlx5_core' })]);
+    const ref = row.ref('row-host-nics');
+    await (await host.open()).prepare(ref, signal);
+    // The VF's driver_override cannot be read: restoring "no driver" fails, as a sysfs error would make it.
+    const override = path.join(host.sysfsRoot, 'bus/pci/devices', vf, 'driver_override');
+    const saved = fs.readFileSync(override, 'utf8');
+    fs.rmSync(override);
+    fs.mkdirSync(override);
+    try {
+      expect(isHostOperationError(await failure((await host.open()).unprepare(ref, signal)), 'DriverBindingFailed')).toBe(true);
+    } finally {
+      fs.rmdirSync(override);
+      fs.writeFileSync(override, saved);
+    }
+    const stopped = await host.state('row-host');
+    expect(stopped.bindings.map((binding) => binding.phase)).toEqual(['Deleting']);
+    expect(stopped.shadows.map((shadow) => [shadow.deleting, shadow.finalizers])).toEqual([[true, [ATTACHMENT_PROTECTION_FINALIZER]]]);
+    expect(stopped.selections).toEqual({ networks: undefined, registry: [] });
+    expect(host.driverOf(vf)).toBe('mlx5_core');
+
+    await (await host.open()).unprepare(ref, signal);
+    expect(host.driverOf(vf)).toBeNull();
+    await host.setDriver(vf, 'mlx5_core');
+    expect(withoutSelections(await host.state('row-host'))).toEqual(released());
   });
 
   it('finishes on the retry when the record cannot be removed, the shadows already released', async () => {

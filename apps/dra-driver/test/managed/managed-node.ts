@@ -75,6 +75,8 @@ export interface ManagedNode {
   readonly node: { readonly name: string; readonly uid: string };
   readonly pluginDir: string;
   readonly cdiRoot: string;
+  /** The fake sysfs tree the kernel emulator serves. */
+  readonly sysfsRoot: string;
   open(options?: OpenOptions): Promise<ManagedPreparer>;
   /** The repair worker of a freshly started driver (not started: tests run its passes). */
   repairWorker(options?: OpenOptions): Promise<RepairWorker>;
@@ -191,6 +193,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
     node,
     pluginDir,
     cdiRoot,
+    sysfsRoot,
     open: async (options = {}) => (await start(options)).preparer,
     repairWorker: async (options = {}) => (await start(options)).repair,
     driverOf,

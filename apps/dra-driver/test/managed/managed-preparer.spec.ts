@@ -4,7 +4,7 @@
 // directory, as a restarted driver would be.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, isSriovDraError } from '@sriov-dra/contract';
-import { type KubeClient, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import {
   DEVICES,
@@ -179,6 +179,45 @@ describe('managed prepare and unprepare', () => {
     expect(host.driverOf(VFS[unbound] ?? '')).toBeNull();
     await host.setDriver(VFS[unbound] ?? '', 'mlx5_core');
     await deletePod('trainer-6');
+  });
+
+  it.each(['Background', 'Foreground'] as const)(
+    'keeps the shadows Terminating after a %s deletion of the Pod by the garbage collector, until unprepare releases them',
+    async (propagationPolicy) => {
+      const pod = `collected-${propagationPolicy.toLowerCase()}`;
+      const workload = await createWorkload(admin, pod, { [`${pod}-nics`]: [DEVICES[6] ?? '', DEVICES[7] ?? ''] });
+      const ref = workload.ref(`${pod}-nics`);
+      await (await host.open()).prepare(ref, signal);
+      await admin.delete(resourceTypes.pod, { namespace: NS, name: pod }, { gracePeriodSeconds: 0, propagationPolicy });
+      await waitFor(
+        'the garbage collector to delete both shadows',
+        async () => [...(await listShadows(admin)).values()].filter((shadow) => shadow.metadata.deletionTimestamp !== undefined).length === 2,
+        { timeoutMs: 30_000 },
+      );
+      expect([...(await listShadows(admin)).values()].map((shadow) => shadow.metadata.finalizers)).toEqual([
+        [ATTACHMENT_PROTECTION_FINALIZER],
+        [ATTACHMENT_PROTECTION_FINALIZER],
+      ]);
+      await (await host.open()).unprepare(ref, signal);
+      expect(await listShadows(admin)).toEqual(new Map());
+      expect(await host.records()).toEqual([]);
+    },
+  );
+
+  it('keeps no released shadow for a completed Pod that is retained', async () => {
+    const workload = await createWorkload(admin, 'finished-0', { 'finished-0-nics': [DEVICES[0] ?? ''] });
+    const ref = workload.ref('finished-0-nics');
+    await (await host.open()).prepare(ref, signal);
+    await admin.patch(
+      resourceTypes.pod,
+      { namespace: NS, name: 'finished-0', subresource: 'status' },
+      { status: { phase: 'Succeeded' } },
+      contentTypes.mergePatch,
+    );
+    await (await host.open()).unprepare(ref, signal);
+    const retained = await podSelections(admin, 'finished-0');
+    expect([retained.networks, retained.registry, await listShadows(admin)]).toEqual([undefined, undefined, new Map()]);
+    await deletePod('finished-0');
   });
 
   it('refuses a new Pod of a claim whose release is still in progress, and serves it once the release finished', async () => {

@@ -28,7 +28,7 @@ const WORKLOADS = 'workloads';
 const NODE = 'worker-a';
 const CLAIM = 'two-vfs';
 const POD = 'consumer';
-const STEPS = 5;
+const STEPS = 6;
 // 2 PFs on 2 PCIe roots × 4 VFs: PF 0000:3b:00.0 below pci0000:3a, PF 0000:87:00.0 below pci0000:86.
 const ALL_VFS = ['0000:3b:00.2', '0000:3b:00.3', '0000:3b:00.4', '0000:3b:00.5', '0000:87:00.2', '0000:87:00.3', '0000:87:00.4', '0000:87:00.5'];
 /** The two VFs kube-scheduler picks: the first two of root A, in the order of the allocation. */
@@ -41,7 +41,10 @@ interface StoredSlice extends KubeObject {
   readonly spec: { readonly devices?: readonly { readonly name: string; readonly attributes?: Record<string, unknown> }[] };
 }
 interface StoredClaim extends KubeObject {
-  readonly status?: { readonly allocation?: { readonly devices?: { readonly results?: readonly { request: string; device: string }[] } } };
+  readonly status?: {
+    readonly allocation?: { readonly devices?: { readonly results?: readonly { request: string; device: string }[] } };
+    readonly devices?: readonly Record<string, unknown>[];
+  };
 }
 interface StoredNad extends KubeObject {
   readonly spec: { readonly config: string };
@@ -297,6 +300,33 @@ describe('the node driver with managed attachment on a real control plane with t
     expect((await http('/metrics')).body).not.toContain('sriov_dra_driver_managed_failures_total{');
     finished += 1;
   }, 120_000);
+
+  it('copies what Multus reports on the Pod into the claim’s status.devices, on the chart’s own status grant', async () => {
+    const all = await shadows();
+    const report = PAIR.map((pci, index) => ({
+      name: `${WORKLOADS}/${shadowOf(all, pci)?.metadata.name ?? ''}`,
+      interface: `dra${index}`,
+      ips: [`192.0.2.${index + 10}`],
+      mac: `0a:58:c0:00:02:0${index}`,
+    }));
+    // What Multus writes after CNI ADD; the default network comes first.
+    await admin().patch(
+      resourceTypes.pod,
+      { namespace: WORKLOADS, name: POD },
+      { metadata: { annotations: { 'k8s.v1.cni.cncf.io/network-status': JSON.stringify([{ name: 'cbr0', interface: 'eth0', default: true }, ...report]) } } },
+      'application/merge-patch+json',
+    );
+    const networkData = async () =>
+      ((await admin().get<StoredClaim>(resourceTypes.resourceClaim, { namespace: WORKLOADS, name: CLAIM })).status?.devices ?? [])
+        .filter((entry) => entry['driver'] === DRIVER_NAME)
+        .map((entry) => [entry['device'], entry['networkData']]);
+    await waitFor('the claim to report both VFs’ networks', async () => (await networkData()).every(([, data]) => data !== undefined), { timeoutMs: 20_000 });
+    expect(await networkData()).toEqual([
+      ['0000-3b-00-2', { interfaceName: 'dra0', ips: ['192.0.2.10/32'], hardwareAddress: '0a:58:c0:00:02:00' }],
+      ['0000-3b-00-3', { interfaceName: 'dra1', ips: ['192.0.2.11/32'], hardwareAddress: '0a:58:c0:00:02:01' }],
+    ]);
+    finished += 1;
+  }, 60_000);
 
   it('unprepares through the kubelet: shadows deleted, the Pod’s selections and registry removed, VFs untouched', async () => {
     const names = (await shadows()).map((shadow) => shadow.metadata.name);

@@ -137,6 +137,8 @@ export async function writeClaimNetworkStatus(
   claim: { readonly namespace: string; readonly name: string; readonly uid: string },
   reports: readonly AllocatedDeviceStatus[],
   signal?: AbortSignal,
+  /** The claim as the caller just read it: the first patch is tested against it instead of a fresh read. */
+  current?: KubeObject & { status?: { devices?: readonly AllocatedDeviceStatus[] } },
 ): Promise<boolean> {
   if (reports.length === 0) return false;
   // The GET and the PATCH both go to the status subresource.
@@ -149,7 +151,7 @@ export async function writeClaimNetworkStatus(
       const next = withNetworkStatus(live.status?.devices ?? [], reports);
       return next === undefined ? [] : [{ op: 'add', path: '/status/devices', value: next }];
     },
-    { signal },
+    { signal, ...(current === undefined ? {} : { current }) },
   );
   return result.changed;
 }

@@ -20,6 +20,8 @@ import { failureReason } from './failure-reason.ts';
 import { type BindingStore, runForwardSequence } from './forward-sequence.ts';
 import { type HostRelease, runReleaseSequence } from './release-sequence.ts';
 import { type RepairStop, isHealthy, repairStop } from './repair-check.ts';
+import { NETWORK_STATUS_ANNOTATION, networkStatusEntries, withNetworkStatus, writeClaimNetworkStatus } from './claim-network-status.ts';
+import type { AllocatedDeviceStatus } from '../device/claim-device-status.ts';
 import type { ShadowObject } from './shadow-verification.ts';
 
 export interface RepairWorkerOptions {
@@ -42,9 +44,13 @@ export interface RepairPass {
   readonly healthy: number;
   readonly repaired: number;
   readonly released: number;
+  /** Claims whose status.devices got the network data Multus reported (KEP-4817). */
+  readonly statusWritten: number;
   readonly stopped: ReadonlyMap<RepairStop, number>;
   readonly failed: ReadonlyMap<string, number>;
 }
+
+type PassTally = { -readonly [K in keyof RepairPass]: RepairPass[K] extends ReadonlyMap<infer Key, number> ? Map<Key, number> : RepairPass[K] };
 
 function count<K>(map: Map<K, number>, key: K, amount = 1): void {
   map.set(key, (map.get(key) ?? 0) + amount);
@@ -148,7 +154,7 @@ export class RepairWorker {
   /** One pass over every checkpointed claim. Rejects only when the pass could not start (the Node or NAD listing). */
   async pass(): Promise<RepairPass> {
     const { store, node } = this.#options;
-    const result = { healthy: 0, repaired: 0, released: 0, stopped: new Map<RepairStop, number>(), failed: new Map<string, number>() };
+    const result: PassTally = { healthy: 0, repaired: 0, released: 0, statusWritten: 0, stopped: new Map(), failed: new Map() };
     const records = store.checkpoint.claims();
     if (records.length === 0) return result;
 
@@ -168,7 +174,7 @@ export class RepairWorker {
   async #repairPod(
     records: readonly ClaimRecord[],
     seen: { readonly nodeUnchanged: boolean; readonly shadows: ReadonlyMap<string, ShadowObject> },
-    result: { healthy: number; repaired: number; released: number; stopped: Map<RepairStop, number>; failed: Map<string, number> },
+    result: PassTally,
   ): Promise<void> {
     const { store, logger } = this.#options;
     const managed = records.filter((record) => managedBindingsOf(record).length > 0);
@@ -216,10 +222,42 @@ export class RepairWorker {
       );
     }
     if (pod === undefined || repairable.length === 0) return;
+    const live = pod;
     if (repairable.length === attached.length && isHealthy(records, pod, seen.shadows)) {
       result.healthy += repairable.length;
-      return;
+    } else {
+      await this.#repairForward(repairable, live, result);
     }
+    for (const record of repairable) await this.#reportNetworkStatus(record, live, claims.get(record.claimUID), result);
+  }
+
+  /**
+   * Copies what Multus reported for the claim's devices into the claim's status (KEP-4817), from the Pod
+   * and claim this pass read: nothing is written until the Pod's network-status names a shadow, and
+   * nothing again once the claim says it. Diagnostic only; a failure is counted, never retried sooner.
+   */
+  async #reportNetworkStatus(record: ClaimRecord, pod: Pod, claim: ResourceClaim | undefined, result: PassTally): Promise<void> {
+    const devices = managedBindingsOf(record)
+      .filter((binding) => binding.phase === 'Ready')
+      .map((binding) => ({ pool: binding.pool, device: binding.device, shadow: binding.shadow }));
+    const reports = networkStatusEntries(this.#options.driverName, pod.metadata.annotations?.[NETWORK_STATUS_ANNOTATION], devices, new Date());
+    if (claim === undefined) return;
+    // The claim schema leaves status.devices undecoded: every entry is other drivers' as much as ours.
+    const statuses = (claim.status?.['devices'] ?? []) as readonly AllocatedDeviceStatus[];
+    if (withNetworkStatus(statuses, reports) === undefined) return;
+    const current = { ...claim, status: { ...claim.status, devices: statuses } };
+    try {
+      const ref = refOf(record);
+      if (await writeClaimNetworkStatus(this.#options.store.client, ref, reports, AbortSignal.timeout(this.#options.intervalMs), current))
+        result.statusWritten += 1;
+    } catch (error) {
+      count(result.failed, failureReason(error));
+      this.#options.logger.warn({ claimUID: record.claimUID, err: error }, 'could not write the network status into the claim');
+    }
+  }
+
+  async #repairForward(repairable: readonly ClaimRecord[], pod: Pod, result: PassTally): Promise<void> {
+    const { store, logger } = this.#options;
     for (const record of repairable) {
       try {
         const outcome = await this.#locked(record, async () => {

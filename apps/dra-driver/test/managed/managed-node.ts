@@ -138,7 +138,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
         await writeFileAtomic(file, data);
       },
     });
-    const logger = pino({ level: 'silent' });
+    const logger = pino({ level: process.env['MANAGED_NODE_LOG'] ?? 'silent' });
     const devices = new DevicePreparer({
       nodeName: NODE,
       readClaim: (namespace, name, signal) => readResourceClaim(client, namespace, name, signal),

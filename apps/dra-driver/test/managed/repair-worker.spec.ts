@@ -2,8 +2,8 @@
 // the API server's audit log: what a pass reads on a healthy node, what it repairs from the frozen record
 // alone, which releases it finishes, and where it must stop without releasing anything.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { annotations } from '@sriov-dra/contract';
-import { type KubeClient, contentTypes, resourceTypes } from '@sriov-dra/k8s';
+import { DRIVER_NAME, annotations } from '@sriov-dra/contract';
+import { type KubeClient, type KubeObject, contentTypes, resourceTypes } from '@sriov-dra/k8s';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import type { RepairPass } from '../../src/managed/repair-worker.ts';
 import {
@@ -189,6 +189,50 @@ describe('repair worker', () => {
     expect(summary(await (await host.repairWorker({ nodeUID: '00000000-0000-4000-8000-000000000000' })).pass()).stopped).toEqual({ NodeReplaced: 3 });
     expect(await host.records()).toEqual(before);
     await release([...terminating.refs, ...gone.refs, ...moved.refs]);
+  });
+
+  it('copies what Multus reported into the claim’s status, once', async () => {
+    const { name, refs } = await prepared();
+    const [ref] = refs;
+    if (ref === undefined) throw new Error('no claim');
+    const [shadow] = (await host.state(name)).shadows;
+    // This node's driver user is not a ServiceAccount bound to a Pod on the node, so the chart's
+    // "associated-node" grant cannot apply; a node-independent one stands in (the chart's own grant is
+    // exercised by the whole-driver test, which runs on such a token).
+    await admin.create(resourceTypes.clusterRole, {
+      metadata: { name: 'claim-status-any-node' },
+      rules: [{ apiGroups: ['resource.k8s.io'], resources: ['resourceclaims/driver'], resourceNames: [DRIVER_NAME], verbs: ['arbitrary-node:patch'] }],
+    });
+    await admin.create(resourceTypes.clusterRoleBinding, {
+      metadata: { name: 'claim-status-any-node' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'claim-status-any-node' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: DRIVER_USER }],
+    });
+    const networkStatus = [
+      { name: 'cbr0', interface: 'eth0', ips: ['10.244.0.7'], default: true },
+      { name: `${NS}/${shadow?.name ?? ''}`, interface: 'dra0', ips: ['192.0.2.10'], mac: '0a:58:c0:00:02:0a' },
+    ];
+    // Before Multus reports anything, nothing is written.
+    expect((await (await host.repairWorker()).pass()).statusWritten).toBe(0);
+    await admin.patch(
+      resourceTypes.pod,
+      { namespace: NS, name },
+      { metadata: { annotations: { 'k8s.v1.cni.cncf.io/network-status': JSON.stringify(networkStatus) } } },
+      contentTypes.mergePatch,
+    );
+    const reported = await (await host.repairWorker()).pass();
+    expect([reported.statusWritten, Object.fromEntries(reported.failed)]).toEqual([1, {}]);
+    const claim = await admin.get<KubeObject & { status?: { devices?: Record<string, unknown>[] } }>(resourceTypes.resourceClaim, {
+      namespace: NS,
+      name: ref.name,
+    });
+    expect(claim.status?.devices?.map((entry) => [entry['device'], entry['networkData']])).toEqual([
+      [DEVICES[0], { interfaceName: 'dra0', ips: ['192.0.2.10/32'], hardwareAddress: '0a:58:c0:00:02:0a' }],
+    ]);
+    // Said once: the next pass finds the claim saying it already.
+    expect((await (await host.repairWorker()).pass()).statusWritten).toBe(0);
+    expect((await admin.get(resourceTypes.resourceClaim, { namespace: NS, name: ref.name })).metadata.resourceVersion).toBe(claim.metadata.resourceVersion);
+    await release(refs);
   });
 
   it('reports a shadow deleted while its Pod runs and never recreates it', async () => {

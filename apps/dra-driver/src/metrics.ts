@@ -26,6 +26,7 @@ export class DriverMetrics {
   readonly managedFailures: Counter<'operation' | 'reason'>;
   readonly repairStops: Counter<'reason'>;
   readonly repairDuration: Histogram<'result'>;
+  readonly orphanShadows: Gauge;
 
   constructor() {
     const registers = [this.registry];
@@ -98,6 +99,11 @@ export class DriverMetrics {
       name: 'sriov_dra_driver_repair_stops_total',
       help: 'Claims the repair worker left alone because their Pod, claim or Node no longer match, by reason.',
       labelNames: ['reason'],
+      registers,
+    });
+    this.orphanShadows = new Gauge({
+      name: 'sriov_dra_driver_orphan_shadows',
+      help: 'Shadow NADs of this node that no checkpointed binding accounts for, as of the last repair pass (reported, never removed).',
       registers,
     });
     this.repairDuration = new Histogram({

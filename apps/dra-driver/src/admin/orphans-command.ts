@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { DRIVER_NAME, isSriovDraError } from '@sriov-dra/contract';
 import { KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
-import { type CheckpointedBinding, findOrphans, listNodeShadows } from '../managed/orphan-scan.ts';
+import { managedBindingsOf } from '../managed/binding-records.ts';
+import { findOrphans, listNodeShadows } from '../managed/orphan-scan.ts';
 import { EXIT, type Output } from './command-io.ts';
 
 export const ORPHANS_COMMAND = 'orphans';
@@ -29,15 +30,6 @@ stderr); 2 the command line is unusable.
 }
 
 /** Every binding the checkpoint holds, with the identity a shadow must carry to be accounted for. */
-function checkpointedBindings(store: CheckpointStore): CheckpointedBinding[] {
-  return store.claims().flatMap((record) =>
-    record.devices.flatMap((device) => {
-      const binding = device.managedBinding;
-      return binding === undefined ? [] : [{ attachmentID: binding.attachmentID, claimUID: binding.claimUID, podUID: binding.podUID, shadow: binding.shadow }];
-    }),
-  );
-}
-
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
 export async function orphansCommand(argv: readonly string[], out: Output, err: Output): Promise<number> {
@@ -67,7 +59,7 @@ export async function orphansCommand(argv: readonly string[], out: Output, err: 
     try {
       const node = await client.get(resourceTypes.node, { name: nodeName });
       const store = await CheckpointStore.open({ directory: join(values['plugins-dir'] ?? DEFAULT_PLUGINS_DIRECTORY, DRIVER_NAME) });
-      const orphans = findOrphans(await listNodeShadows(client, node.metadata.uid), checkpointedBindings(store), node.metadata.uid);
+      const orphans = findOrphans(await listNodeShadows(client, node.metadata.uid), store.claims().flatMap(managedBindingsOf), node.metadata.uid);
       for (const orphan of orphans) {
         out.write(
           `${orphan.namespace}/${orphan.name} ${orphan.reason} protected=${yesNo(orphan.protectedByFinalizer)} terminating=${yesNo(orphan.terminating)} pod=${orphan.podUID ?? '-'} claim=${orphan.claimUID ?? '-'}\n`,

@@ -78,6 +78,7 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
       );
     },
   });
+  let reportedOrphans = new Set<string>();
   const repair = new RepairWorker({
     store,
     host: options.devices,
@@ -91,6 +92,14 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
       observeBindings();
       metrics.repairDuration.observe({ result: result === undefined ? 'error' : 'ok' }, seconds);
       if (result === undefined) return;
+      metrics.orphanShadows.set(result.orphans.length);
+      const current = new Set(result.orphans.map((orphan) => orphan.uid));
+      for (const orphan of result.orphans) {
+        if (reportedOrphans.has(orphan.uid)) continue;
+        // An orphan keeps its finalizer until an administrator acts: `sriov-dra orphans` lists them all.
+        logger.warn({ shadow: `${orphan.namespace}/${orphan.name}`, uid: orphan.uid, reason: orphan.reason, podUID: orphan.podUID }, 'orphaned shadow');
+      }
+      reportedOrphans = current;
       for (const [reason, count] of result.stopped) metrics.repairStops.inc({ reason }, count);
       for (const [reason, count] of result.failed) metrics.managedFailures.inc({ operation: 'repair', reason }, count);
       if (result.repaired + result.released > 0) logger.info({ repaired: result.repaired, released: result.released }, 'repair pass changed bindings');

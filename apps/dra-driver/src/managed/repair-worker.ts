@@ -1,4 +1,4 @@
-import { MANAGED_BY_VALUE, SriovDraError, labels } from '@sriov-dra/contract';
+import { SriovDraError } from '@sriov-dra/contract';
 import {
   type KubeClient,
   type Pod,
@@ -22,6 +22,7 @@ import { type HostRelease, runReleaseSequence } from './release-sequence.ts';
 import { type RepairStop, isHealthy, repairStop } from './repair-check.ts';
 import { NETWORK_STATUS_ANNOTATION, networkStatusEntries, withNetworkStatus, writeClaimNetworkStatus } from './claim-network-status.ts';
 import type { AllocatedDeviceStatus } from '../device/claim-device-status.ts';
+import { type Orphan, findOrphans, listNodeShadows } from './orphan-scan.ts';
 import type { ShadowObject } from './shadow-verification.ts';
 
 export interface RepairWorkerOptions {
@@ -46,6 +47,8 @@ export interface RepairPass {
   readonly released: number;
   /** Claims whose status.devices got the network data Multus reported (KEP-4817). */
   readonly statusWritten: number;
+  /** This node's shadows no checkpointed binding accounts for (§8.5): reported, never touched. */
+  readonly orphans: readonly Orphan[];
   readonly stopped: ReadonlyMap<RepairStop, number>;
   readonly failed: ReadonlyMap<string, number>;
 }
@@ -151,19 +154,26 @@ export class RepairWorker {
     return this.#again && !this.#stopped;
   }
 
-  /** One pass over every checkpointed claim. Rejects only when the pass could not start (the Node or NAD listing). */
+  /** One pass over every checkpointed claim and this node's shadows. Rejects only when the pass could not start (the NAD listing or the Node read). */
   async pass(): Promise<RepairPass> {
     const { store, node } = this.#options;
-    const result: PassTally = { healthy: 0, repaired: 0, released: 0, statusWritten: 0, stopped: new Map(), failed: new Map() };
     const records = store.checkpoint.claims();
+    // The listing also finds orphans, which an empty checkpoint can have too (a lost state directory).
+    const listed: ShadowObject[] = await listNodeShadows(store.client, node.uid);
+    const result: PassTally = {
+      healthy: 0,
+      repaired: 0,
+      released: 0,
+      statusWritten: 0,
+      orphans: findOrphans(listed, records.flatMap(managedBindingsOf), node.uid),
+      stopped: new Map(),
+      failed: new Map(),
+    };
     if (records.length === 0) return result;
 
     const liveNode = await readIfExists(store.client, resourceTypes.node, { name: node.name }, nodeSchema);
     const nodeUnchanged = liveNode?.metadata.uid === node.uid;
-    const listed = await store.client.list<ShadowObject>(resourceTypes.networkAttachmentDefinition, {
-      labelSelector: `${labels.managedBy}=${MANAGED_BY_VALUE},${labels.nodeUID}=${node.uid}`,
-    });
-    const shadows = new Map(listed.items.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
+    const shadows = new Map(listed.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
 
     const byPod = new Map<string, ClaimRecord[]>();
     for (const record of records) byPod.set(record.pod.uid, [...(byPod.get(record.pod.uid) ?? []), record]);

@@ -1,10 +1,13 @@
 // The repair worker (§8.3) of a freshly started driver, on a real API server with the driver's RBAC and
 // the API server's audit log: what a pass reads on a healthy node, what it repairs from the frozen record
 // alone, which releases it finishes, and where it must stop without releasing anything.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DRIVER_NAME, annotations } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, contentTypes, resourceTypes } from '@sriov-dra/k8s';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
+import { CheckpointStore } from '../../src/checkpoint/checkpoint-store.ts';
 import type { RepairPass } from '../../src/managed/repair-worker.ts';
 import {
   DEVICES,
@@ -244,5 +247,31 @@ describe('repair worker', () => {
     expect(state.shadows).toEqual([{ ...shadow, deleting: true }]);
     expect(state.bindings.map((binding) => binding.phase)).toEqual(['Ready']);
     await release(refs);
+  });
+});
+
+describe('orphans', () => {
+  it('reports the shadows no checkpoint record accounts for, and leaves them protected', async () => {
+    const { name, refs } = await prepared();
+    const [shadow] = (await host.state(name)).shadows;
+    // The record is lost (a state directory restored from an old backup): the shadow stays the node's.
+    const store = await CheckpointStore.open({ directory: host.pluginDir });
+    await store.removeClaim(refs[0]?.uid ?? '');
+
+    const pass = await (await host.repairWorker()).pass();
+    expect(pass.orphans).toEqual([
+      expect.objectContaining({ namespace: NS, name: shadow?.name, uid: shadow?.uid, reason: 'no-checkpoint-record', protectedByFinalizer: true }),
+    ]);
+    expect((await host.state(name)).shadows).toEqual([shadow]);
+
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: shadow?.name ?? '' },
+      [{ op: 'remove', path: '/metadata/finalizers' }],
+      contentTypes.jsonPatch,
+    );
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
+    for (const file of host.cdiFiles()) fs.rmSync(path.join(host.cdiRoot, file));
+    expect((await (await host.repairWorker()).pass()).orphans).toEqual([]);
   });
 });

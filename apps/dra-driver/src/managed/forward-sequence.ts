@@ -24,6 +24,8 @@ export interface ForwardOutcome {
   readonly selectionsWritten: boolean;
   /** Bindings this call moved from Pending to Ready. */
   readonly readied: number;
+  /** The Pod as the selection write left it. */
+  readonly pod: Pod;
 }
 
 // Interfaces are numbered in the Pod's managed order (§6.5), so numeric order reproduces it for the
@@ -92,5 +94,5 @@ export async function runForwardSequence(
 
   const pending = managedBindingsOf(checkpoint.get(claimUID) ?? record).filter((binding) => binding.phase === 'Pending').length;
   if (pending > 0) await checkpoint.updateClaim(claimUID, (current) => withPhase(current, ['Pending'], 'Ready'));
-  return { shadows, selectionsWritten: write.written, readied: pending };
+  return { shadows, selectionsWritten: write.written, readied: pending, pod: write.pod };
 }

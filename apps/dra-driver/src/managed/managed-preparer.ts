@@ -1,5 +1,5 @@
 import { type DeviceAttributeValue, SriovDraError } from '@sriov-dra/contract';
-import { readResourceClaim } from '@sriov-dra/k8s';
+import { type Pod, readResourceClaim } from '@sriov-dra/k8s';
 import type { ClaimRecord } from '../checkpoint/checkpoint-record.ts';
 import type { DevicePreparer } from '../device/device-preparer.ts';
 import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
@@ -50,6 +50,13 @@ function releaseInProgress(ref: ClaimRef, record: ClaimRecord): SriovDraError {
 export class ManagedPreparer implements ClaimPreparer {
   readonly #options: ManagedPreparerOptions;
   readonly #podLocks: KeyedLocks;
+  /**
+   * Each Pod as this preparer last wrote it, with the order of that write. A claim resolved before
+   * another claim of the same Pod wrote its selections patches against the newer copy, saving the
+   * rejected patch and the re-read; forgotten when the Pod's last claim is released.
+   */
+  readonly #writtenPods = new Map<string, { readonly pod: Pod; readonly sequence: number }>();
+  #sequence = 0;
 
   constructor(options: ManagedPreparerOptions) {
     this.#options = options;
@@ -84,6 +91,7 @@ export class ManagedPreparer implements ClaimPreparer {
         object: { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid },
       });
     }
+    const resolvedAt = ++this.#sequence;
     const eligible = options.eligible();
     // A recorded device stays the claim's even if a later policy change stopped publishing it.
     const devices = new Set([...eligible.keys(), ...(recorded === undefined ? [] : managedBindingsOf(recorded).map((binding) => binding.device))]);
@@ -111,7 +119,10 @@ export class ManagedPreparer implements ClaimPreparer {
             })
           : new Map();
       const prepared = await options.devices.prepare(ref, signal, { claim, bindings });
-      const outcome = await runForwardSequence(options, ref.uid, { current: consumer.livePod, signal });
+      const written = this.#writtenPods.get(consumer.pod.uid);
+      const newest = written !== undefined && written.sequence > resolvedAt ? written.pod : consumer.livePod;
+      const outcome = await runForwardSequence(options, ref.uid, { current: newest, signal });
+      this.#writtenPods.set(consumer.pod.uid, { pod: outcome.pod, sequence: ++this.#sequence });
       options.onPrepared?.(ref, outcome);
       return prepared;
     });
@@ -127,6 +138,7 @@ export class ManagedPreparer implements ClaimPreparer {
     }
     await this.#podLocks.run(record.pod.uid, async () => {
       const outcome = await runReleaseSequence(options, options.devices, ref, signal);
+      if (options.checkpoint.claimsOfPod(record.pod.uid).length === 0) this.#writtenPods.delete(record.pod.uid);
       options.onReleased?.(ref, outcome);
     });
   }

@@ -16,6 +16,8 @@ export interface PodSelectionsWrite {
   readonly written: boolean;
   /** PATCH requests sent: 0 when nothing needed writing, more than 1 after concurrent writers. */
   readonly attempts: number;
+  /** The Pod as written (or as found, when nothing needed writing): a later write can be tested against it. */
+  readonly pod: Pod;
 }
 
 /**
@@ -58,5 +60,5 @@ export async function publishPodSelections(
     },
     { signal: options.signal, ...(options.current === undefined ? {} : { current: options.current }) },
   );
-  return { written: result.changed, attempts: result.attempts };
+  return { written: result.changed, attempts: result.attempts, pod: result.object };
 }

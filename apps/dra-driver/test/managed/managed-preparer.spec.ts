@@ -8,6 +8,7 @@ import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov
 import { waitFor } from '@sriov-dra/k8s/testing';
 import {
   DEVICES,
+  DRIVER_USER,
   type ManagedNode,
   NS,
   VFS,
@@ -51,6 +52,21 @@ async function deletePod(name: string): Promise<void> {
     },
     { timeoutMs: 30_000 },
   );
+}
+
+/** The driver's requests the API server answered while `work` ran, by "verb resource". */
+async function driverRequests(work: () => Promise<unknown>): Promise<Record<string, number>> {
+  const log = host.cp.auditLog;
+  if (log === undefined) throw new Error('the control plane runs without an audit log');
+  const before = (await log.requests()).length;
+  await work();
+  const counts: Record<string, number> = {};
+  for (const event of (await log.requests()).slice(before)) {
+    if (event.user.username !== DRIVER_USER) continue;
+    const key = `${event.verb} ${event.objectRef?.resource ?? ''}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 describe('managed prepare and unprepare', () => {
@@ -105,6 +121,38 @@ describe('managed prepare and unprepare', () => {
       source.metadata.resourceVersion,
     );
     await deletePod('trainer-0');
+  });
+
+  it('prepares with the claim, the Pod, the Node and each source read once, one Create per shadow and one Pod write per claim', async () => {
+    const single = await createWorkload(admin, 'counted-0', { 'counted-0-nics': [DEVICES[0] ?? '', DEVICES[1] ?? ''] });
+    const pair = await createWorkload(admin, 'counted-1', {
+      'counted-1-a': [DEVICES[2] ?? '', DEVICES[3] ?? ''],
+      'counted-1-b': [DEVICES[4] ?? '', DEVICES[5] ?? ''],
+    });
+    const preparer = await host.open();
+    expect(await driverRequests(() => preparer.prepare(single.ref('counted-0-nics'), signal))).toEqual({
+      'create network-attachment-definitions': 2,
+      'get network-attachment-definitions': 1,
+      'get nodes': 1,
+      'get pods': 1,
+      'get resourceclaims': 1,
+      'patch pods': 1,
+    });
+    // Two claims of one Pod at once, as one kubelet call carries them: the second writes against the Pod
+    // the first one wrote, not against its own older read.
+    expect(
+      await driverRequests(() => Promise.all([preparer.prepare(pair.ref('counted-1-a'), signal), preparer.prepare(pair.ref('counted-1-b'), signal)])),
+    ).toEqual({
+      'create network-attachment-definitions': 4,
+      'get network-attachment-definitions': 2,
+      'get nodes': 2,
+      'get pods': 2,
+      'get resourceclaims': 4,
+      'patch pods': 2,
+    });
+    for (const ref of [single.ref('counted-0-nics'), pair.ref('counted-1-a'), pair.ref('counted-1-b')]) await preparer.unprepare(ref, signal);
+    await deletePod('counted-0');
+    await deletePod('counted-1');
   });
 
   it('numbers interfaces over all the Pod’s claims whichever is prepared first, and releasing one claim keeps the other’s entries', async () => {

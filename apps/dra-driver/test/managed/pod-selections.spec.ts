@@ -66,7 +66,8 @@ describe('publishPodSelections', () => {
     const pod = await createPod('trainer-0');
     const desired = [selection(CLAIM_A, 'a', 'net1'), selection(CLAIM_B, 'b', 'net2')];
     const target = { namespace: NS, name: 'trainer-0', uid: pod.metadata.uid, nodeName: NODE };
-    await expect(publishPodSelections(admin, target, { desired })).resolves.toEqual({ written: true, attempts: 1 });
+    const first = await publishPodSelections(admin, target, { desired });
+    expect({ written: first.written, attempts: first.attempts }).toEqual({ written: true, attempts: 1 });
     const written = await podAnnotations('trainer-0');
     expect(JSON.parse(written[annotations.networks] ?? '')).toEqual([
       { name: 'storage-net', namespace: NS, interface: 'stor0' },
@@ -81,7 +82,10 @@ describe('publishPodSelections', () => {
 
     const before = (await admin.get<Pod & { metadata: { resourceVersion: string } }>(resourceTypes.pod, { namespace: NS, name: 'trainer-0' })).metadata
       .resourceVersion;
-    await expect(publishPodSelections(admin, target, { desired })).resolves.toEqual({ written: false, attempts: 0 });
+    const second = await publishPodSelections(admin, target, { desired });
+    expect({ written: second.written, attempts: second.attempts }).toEqual({ written: false, attempts: 0 });
+    // The Pod handed back is the one the first write left, unchanged since.
+    expect(second.pod.metadata.resourceVersion).toBe(first.pod.metadata.resourceVersion);
     expect(
       (await admin.get<Pod & { metadata: { resourceVersion: string } }>(resourceTypes.pod, { namespace: NS, name: 'trainer-0' })).metadata.resourceVersion,
     ).toBe(before);
@@ -102,7 +106,7 @@ describe('publishPodSelections', () => {
     );
     const target = { namespace: NS, name: 'trainer-1', uid: pod.metadata.uid, nodeName: NODE };
     const result = await publishPodSelections(admin, target, { desired: [selection(CLAIM_A, 'c', 'net1')] }, { current: stale });
-    expect(result).toEqual({ written: true, attempts: 2 });
+    expect({ written: result.written, attempts: result.attempts }).toEqual({ written: true, attempts: 2 });
     expect((await selectionsOf('trainer-1')).map((entry) => entry.name)).toEqual(['storage-net', 'late-net', shadowNameFor('c'.repeat(64))]);
   }, 30_000);
 

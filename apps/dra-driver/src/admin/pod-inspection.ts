@@ -21,12 +21,18 @@ export interface AttachmentView {
   readonly shadow: string;
   readonly interface: string;
   readonly ips: readonly string[];
+  /** The IPAM the shadow's frozen configuration hands the VF to: its type and, when it names one, its subnet or range. */
+  readonly ipam: string;
+  /** The binding's phase in the node's checkpoint, when inspection was given it; '-' otherwise. */
+  readonly phase: string;
   /** attached: shadow exact, Multus reported it; pending: no CNI report yet; the rest name what is wrong. */
   readonly state: 'attached' | 'pending-cni' | 'not-prepared' | 'shadow-missing' | 'shadow-terminating' | 'shadow-replaced' | 'shadow-unreadable';
 }
 
 export interface PodInspection {
   readonly attachments: readonly AttachmentView[];
+  /** What the driver's identity may not do that managed attachment of this Pod needs (empty when unchecked). */
+  readonly permissionGaps: readonly string[];
   /** Networks-annotation entries naming a source template a managed attachment of this Pod renders from. */
   readonly conflictingManualEntries: readonly string[];
 }
@@ -50,6 +56,24 @@ function reportedIps(networkStatus: string | undefined): Map<string, string[]> {
     // An unreadable report shows as no report.
   }
   return byName;
+}
+
+/** The sriov entry's IPAM of a shadow configuration (single plugin or first of a conflist), as "type subnet". */
+function ipamOf(shadow: KubeObject | undefined): string {
+  const config = (shadow as { spec?: { config?: unknown } } | undefined)?.spec?.config;
+  if (typeof config !== 'string') return '?';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(config);
+  } catch {
+    return '?';
+  }
+  const root = parsed as { ipam?: unknown; plugins?: unknown };
+  const entry = Array.isArray(root.plugins) ? (root.plugins[0] as { ipam?: unknown } | undefined) : root;
+  const ipam = entry?.ipam as { type?: unknown; subnet?: unknown; range?: unknown } | undefined;
+  if (ipam === undefined || typeof ipam.type !== 'string') return 'none';
+  const scope = typeof ipam.subnet === 'string' ? ipam.subnet : typeof ipam.range === 'string' ? ipam.range : undefined;
+  return scope === undefined ? ipam.type : `${ipam.type} ${scope}`;
 }
 
 function bindingOf(shadow: KubeObject | undefined): BindingAnnotationV1 | undefined {
@@ -77,8 +101,9 @@ function selections(networks: string | undefined): { name: string; namespace?: s
 
 /**
  * Joins what the API shows about a Pod's managed networks: its claims' allocations of this driver, its
- * registry, each registered shadow and its binding annotation, and Multus's network-status. Pure; nothing
- * here needs the node's checkpoint, so an administrator can run it from anywhere with read access.
+ * registry, each registered shadow and its binding annotation, and Multus's network-status; on the node,
+ * the checkpoint's phases too. Pure; the API alone is enough, so an administrator can run it from
+ * anywhere with read access.
  */
 export function inspectPod(input: {
   readonly pod: KubeObject;
@@ -86,6 +111,9 @@ export function inspectPod(input: {
   readonly registry: readonly RegistryEntry[];
   /** Each registered shadow by name, or undefined when it does not exist. */
   readonly shadows: ReadonlyMap<string, KubeObject | undefined>;
+  /** Binding phases by attachmentID, from the node's checkpoint when it is readable. */
+  readonly phases?: ReadonlyMap<string, string>;
+  readonly permissionGaps?: readonly string[];
 }): PodInspection {
   const podAnnotations = input.pod.metadata.annotations ?? {};
   const ips = reportedIps(podAnnotations[annotations.networkStatus]);
@@ -121,6 +149,8 @@ export function inspectPod(input: {
       shadow: `${entry.namespace}/${entry.name}`,
       interface: entry.interface,
       ips: reported ?? [],
+      ipam: ipamOf(shadow),
+      phase: input.phases?.get(entry.attachmentID) ?? '-',
       state,
     });
   }
@@ -135,6 +165,8 @@ export function inspectPod(input: {
       shadow: '-',
       interface: '-',
       ips: [],
+      ipam: '-',
+      phase: '-',
       state: 'not-prepared',
     });
   }
@@ -142,5 +174,5 @@ export function inspectPod(input: {
   const conflictingManualEntries = selections(podAnnotations[annotations.networks])
     .map((selection) => `${selection.namespace ?? podNamespace}/${selection.name}`)
     .filter((name) => sources.has(name));
-  return { attachments, conflictingManualEntries };
+  return { attachments, permissionGaps: input.permissionGaps ?? [], conflictingManualEntries };
 }

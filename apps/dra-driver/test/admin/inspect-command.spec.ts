@@ -140,6 +140,8 @@ describe('sriov-dra inspect pod', () => {
           shadow: `${NS}/${attached}`,
           interface: 'net1',
           ips: ['192.0.2.14'],
+          ipam: 'none',
+          phase: '-',
           state: 'attached',
         },
         {
@@ -151,16 +153,43 @@ describe('sriov-dra inspect pod', () => {
           shadow: `${NS}/${gone}`,
           interface: 'net2',
           ips: [],
+          ipam: '?',
+          phase: '-',
           state: 'shadow-missing',
         },
-        { claim: 'nics', request: 'nic', device: `${POOL}/0000-3b-00-3`, pci: '?', source: '?', shadow: '-', interface: '-', ips: [], state: 'not-prepared' },
-        { claim: 'nics', request: 'nic', device: `${POOL}/0000-3b-00-4`, pci: '?', source: '?', shadow: '-', interface: '-', ips: [], state: 'not-prepared' },
+        {
+          claim: 'nics',
+          request: 'nic',
+          device: `${POOL}/0000-3b-00-3`,
+          pci: '?',
+          source: '?',
+          shadow: '-',
+          interface: '-',
+          ips: [],
+          ipam: '-',
+          phase: '-',
+          state: 'not-prepared',
+        },
+        {
+          claim: 'nics',
+          request: 'nic',
+          device: `${POOL}/0000-3b-00-4`,
+          pci: '?',
+          source: '?',
+          shadow: '-',
+          interface: '-',
+          ips: [],
+          ipam: '-',
+          phase: '-',
+          state: 'not-prepared',
+        },
       ],
+      permissionGaps: [],
       conflictingManualEntries: [`${NS}/rail-a`],
     });
 
     const text = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', kubeconfig);
-    expect(text.stdout.split('\n')[0]).toMatch(/^CLAIM +REQUEST +DEVICE +PCI +SOURCE +SHADOW +INTERFACE +IPS +STATE$/);
+    expect(text.stdout.split('\n')[0]).toMatch(/^CLAIM +REQUEST +DEVICE +PCI +SOURCE +SHADOW +INTERFACE +IPAM +IPS +PHASE +STATE$/);
     expect(text.stdout).toContain(`conflicting manual selection: ${NS}/rail-a is a managed template`);
   }, 60_000);
 

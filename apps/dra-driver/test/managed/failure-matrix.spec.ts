@@ -428,6 +428,14 @@ describe('changes made by others', () => {
     await releaseAndCheck(await host.open(), row);
   });
 
+  it('releases a claim whose shadow someone already removed altogether', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [shadow] = (await host.state(row.name)).shadows;
+    await stripFinalizerAndDelete(shadow?.name ?? '');
+    await releaseAndCheck(await host.open(), row);
+  });
+
   it('refuses an exact copy someone recreated under a recorded shadow’s name: the recorded UID is the proof', async () => {
     const row = await workload();
     await (await host.open()).prepare(row.ref, signal);

@@ -73,6 +73,8 @@ export interface ManagedNode {
   /** Authenticated as the driver, authorized by the chart's ClusterRoles alone. */
   readonly driver: KubeClient;
   readonly node: { readonly name: string; readonly uid: string };
+  /** The kubelet plugins directory; the driver's state is in its DRIVER_NAME subdirectory, `pluginDir`. */
+  readonly pluginsDir: string;
   readonly pluginDir: string;
   readonly cdiRoot: string;
   /** The fake sysfs tree the kernel emulator serves. */
@@ -123,9 +125,11 @@ export async function startManagedNode(): Promise<ManagedNode> {
   const vfs = new Map(inventory.value.virtualFunctions.map((vf) => [deviceNameOf(vf.pciAddress), vf]));
   const discovered = inventory.value.virtualFunctions.map((vf) => vf.pciAddress).sort();
   if (JSON.stringify(discovered) !== JSON.stringify(VFS)) throw new Error(`the fake sysfs has VFs ${discovered.join(', ')}, not ${VFS.join(', ')}`);
-  const pluginDir = path.join(dir, 'plugin');
+  // Laid out as the kubelet's plugins directory is, so `sriov-dra inspect --plugins-dir` finds the checkpoint.
+  const pluginsDir = path.join(dir, 'plugins');
+  const pluginDir = path.join(pluginsDir, DRIVER_NAME);
   const cdiRoot = path.join(dir, 'cdi');
-  fs.mkdirSync(pluginDir);
+  fs.mkdirSync(pluginDir, { recursive: true });
   fs.mkdirSync(cdiRoot);
 
   const start = async (options: OpenOptions): Promise<{ preparer: ManagedPreparer; repair: RepairWorker }> => {
@@ -191,6 +195,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
     admin,
     driver,
     node,
+    pluginsDir,
     pluginDir,
     cdiRoot,
     sysfsRoot,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, isSriovDraError } from '@sriov-dra/contract';
 import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
+import { sriovDra } from '../admin/run-sriov-dra.ts';
 import {
   DEVICES,
   DRIVER_USER,
@@ -266,6 +267,52 @@ describe('managed prepare and unprepare', () => {
     const retained = await podSelections(admin, 'finished-0');
     expect([retained.networks, retained.registry, await listShadows(admin)]).toEqual([undefined, undefined, new Map()]);
     await deletePod('finished-0');
+  });
+
+  it('is inspected with each binding’s IPAM and checkpoint phase, and the driver identity’s permission gaps', async () => {
+    const workload = await createWorkload(admin, 'inspected-0', { 'inspected-0-nics': [DEVICES[0] ?? ''] });
+    const ref = workload.ref('inspected-0-nics');
+    await (await host.open()).prepare(ref, signal);
+    await admin.create(resourceTypes.clusterRole, {
+      metadata: { name: 'shadow-reader' },
+      rules: [{ apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'create', 'patch'] }],
+    });
+    await admin.create(resourceTypes.clusterRoleBinding, {
+      metadata: { name: 'shadow-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'shadow-reader' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'half-driver' }],
+    });
+    const kubeconfig = host.cp.kubeconfigFor('inspecting-admin', { groups: ['system:masters'] });
+    const inspect = async (driverUser: string) => {
+      const run = await sriovDra(
+        'inspect',
+        'pod',
+        `${NS}/inspected-0`,
+        '--kubeconfig',
+        kubeconfig,
+        '--plugins-dir',
+        host.pluginsDir,
+        '--driver-user',
+        driverUser,
+        '-o',
+        'json',
+      );
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      return JSON.parse(run.stdout) as { attachments: Record<string, unknown>[]; permissionGaps: string[] };
+    };
+    const full = await inspect(DRIVER_USER);
+    expect(full.attachments.map((view) => [view['interface'], view['ipam'], view['phase'], view['state']])).toEqual([
+      ['dra0', 'host-local 192.0.2.0/24', 'Ready', 'pending-cni'],
+    ]);
+    expect(full.permissionGaps).toEqual([]);
+    expect((await inspect('half-driver')).permissionGaps).toEqual([
+      `half-driver cannot get resourceclaims.resource.k8s.io in ${NS}`,
+      `half-driver cannot get pods in ${NS}`,
+      `half-driver cannot patch pods in ${NS}`,
+      `half-driver cannot delete network-attachment-definitions.k8s.cni.cncf.io in ${NS}`,
+    ]);
+    await (await host.open()).unprepare(ref, signal);
+    await deletePod('inspected-0');
   });
 
   it('refuses a new Pod of a claim whose release is still in progress, and serves it once the release finished', async () => {

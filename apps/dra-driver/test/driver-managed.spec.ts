@@ -8,24 +8,18 @@
 // authorized by the chart's driver and managed-network RBAC alone.
 // Needs the peer binary: tools/control-plane/build-binaries.sh kubelet-peer.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, DRIVER_API_VERSION, DRIVER_NAME, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, isApiError, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { waitFor } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
-import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
-import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
 import { type Driver, startDriver } from '../src/driver.ts';
-import { driverIdentity } from './driver-identity.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { createClaimConsumer } from './claim-consumer.ts';
-import { KubeletPeer } from './kubelet-peer.ts';
+import { type DriverNode, NAMESPACE, NODE, WORKLOADS, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
+import type { KubeletPeer } from './kubelet-peer.ts';
 
-const NAMESPACE = 'dra-sriov-driver';
-const WORKLOADS = 'workloads';
-const NODE = 'worker-a';
 const CLAIM = 'two-vfs';
 const POD = 'consumer';
 const STEPS = 6;
@@ -51,52 +45,32 @@ interface StoredNad extends KubeObject {
 }
 
 describe('the node driver with managed attachment on a real control plane with the kubelet peer', () => {
-  let cp: ControlPlane;
-  let dir: string;
-  let sysfsRoot: string;
-  let cdiRoot: string;
-  let pluginsDir: string;
-  let registrarDir: string;
-  let emulator: KernelEmulator;
+  let node: DriverNode;
   let flags: DriverFlags;
   let driver: Driver | undefined;
   let peer: KubeletPeer | undefined;
   let claim: { namespace: string; name: string; uid: string };
   let podUID: string;
-  let nodeUID: string;
   let sourceVersion: string;
   let finished = 0;
 
-  const admin = () => cp.adminClient;
-  const logger = () => pino({ level: 'info' }, pino.destination({ dest: path.join(dir, 'driver.log'), sync: true }));
+  const admin = () => node.cp.adminClient;
+  const logger = () => pino({ level: 'info' }, pino.destination({ dest: path.join(node.dir, 'driver.log'), sync: true }));
   // A short repair period: passes keep running beside every step, so "nothing written" covers them too.
   const start = async (): Promise<Driver> =>
     startDriver(flags, { logger: logger(), healthHost: '127.0.0.1', rescanIntervalMs: 500, sliceResyncMs: 0, repairIntervalMs: 1_000 });
-  const http = async (route: string): Promise<{ status: number; body: string }> => {
-    const response = await fetch(`http://127.0.0.1:${String(driver?.healthPort)}${route}`);
-    return { status: response.status, body: await response.text() };
-  };
-  const metric = async (name: string): Promise<number | undefined> => {
-    const line = (await http('/metrics')).body.split('\n').find((text) => text.startsWith(`${name} `));
-    return line === undefined ? undefined : Number(line.slice(name.length + 1));
-  };
-  const driverOf = (pci: string): string | null => {
-    const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
-    return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
-  };
-  const checkpointClaims = (): Record<string, { devices: unknown[] }> =>
-    (JSON.parse(fs.readFileSync(path.join(pluginsDir, DRIVER_NAME, 'checkpoint.json'), 'utf8')) as { claims: never }).claims;
+  const http = (route: string) => httpGet(driver?.healthPort, route);
+  const metric = async (name: string): Promise<number | undefined> => metricValue((await http('/metrics')).body, name);
+  const driverOf = (pci: string): string | null => node.driverOf(pci);
+  const checkpointClaims = () => node.checkpointClaims<{ devices: unknown[] }>();
   const shadows = async (): Promise<StoredNad[]> =>
     (await admin().list<StoredNad>(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, labelSelector: labels.managedBy })).items;
   /** The shadow whose CNI configuration names the VF; the VF is the only thing that tells the two apart. */
   const shadowOf = (all: readonly StoredNad[], pci: string): StoredNad | undefined =>
     all.find((shadow) => (JSON.parse(shadow.spec.config) as { deviceID?: string }).deviceID === pci);
   const podAnnotations = async (): Promise<Record<string, string>> => (await readPod(admin(), WORKLOADS, POD)).metadata.annotations ?? {};
-  const registrationSocket = (): string => path.join(registrarDir, `${DRIVER_NAME}-reg.sock`);
   const register = async (): Promise<void> => {
-    peer = await KubeletPeer.start();
-    const answer = await peer.send({ op: 'register', socket: registrationSocket() });
-    expect({ ok: answer.ok, error: answer.error, kubelet: answer.ok ? '' : peer.log }).toEqual({ ok: true, error: undefined, kubelet: '' });
+    peer = await node.register();
   };
   const expectedPrepared = () => ({
     [claim.uid]: {
@@ -111,31 +85,8 @@ describe('the node driver with managed attachment on a real control plane with t
   });
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'driver-managed-'));
-    sysfsRoot = path.join(dir, 'sys');
-    cdiRoot = path.join(dir, 'cdi');
-    pluginsDir = path.join(dir, 'plugins');
-    registrarDir = path.join(dir, 'plugins_registry');
-    generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 2, vfsPerPf: 4 }));
-    emulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
-
-    cp = await startControlPlane({ controllerManager: true, scheduler: true });
-    await installCrds(cp.adminClient);
-    await createNamespace(cp.adminClient, NAMESPACE);
-    await createNamespace(cp.adminClient, WORKLOADS);
-    nodeUID = (await createReadyNode(cp.adminClient, NODE)).metadata.uid;
-    const driverKubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'), { namespace: NAMESPACE, node: NODE }, [
-      'driver-rbac.yaml',
-      'managed-networks-rbac.yaml',
-    ]);
-    const parsed = parseDriverFlags(
-      [
-        ...['--node-name', NODE, '--kubeconfig', driverKubeconfig, '--namespace', NAMESPACE, '--sysfs-root', sysfsRoot, '--cdi-root', cdiRoot],
-        ...['--kubelet-plugins-directory-path', pluginsDir, '--kubelet-registrar-directory-path', registrarDir, '--healthcheck-port', '0'],
-        ...['--kube-api-qps', '100', '--kube-api-burst', '200', '--configuration-mode', 'MULTUS', '--multus-auto-attach=true'],
-      ],
-      {},
-    );
+    node = await startDriverNode('driver-managed', ['driver-rbac.yaml', 'managed-networks-rbac.yaml']);
+    const parsed = parseDriverFlags([...node.baseArgv, '--configuration-mode', 'MULTUS', '--multus-auto-attach=true'], {});
     if (!parsed.ok) throw parsed.error;
     flags = parsed.value;
     expect(flags.multusAutoAttach).toBe(true);
@@ -145,11 +96,8 @@ describe('the node driver with managed attachment on a real control plane with t
   afterAll(async () => {
     await peer?.close();
     await driver?.stop();
-    await emulator.stop();
-    await cp.stop();
     // A failed step leaves the driver's log and the node's files behind for diagnosis.
-    if (finished === STEPS) fs.rmSync(dir, { recursive: true, force: true });
-    else process.stderr.write(`driver-managed: kept ${dir} (driver.log) after a failed step\n`);
+    await node.stop(finished !== STEPS);
   }, 120_000);
 
   it('publishes every VF with the source template reference its DeviceAttributes give it', async () => {
@@ -229,8 +177,8 @@ describe('the node driver with managed attachment on a real control plane with t
     const prepared = await peer?.send({ op: 'prepare', claims: [claim] });
     expect(prepared).toMatchObject({ ok: true, result: expectedPrepared() });
     expect(ALL_VFS.map(driverOf)).toEqual(Array.from({ length: 8 }, () => 'mlx5_core'));
-    expect(emulator.writes).toEqual([]);
-    expect(fs.readdirSync(cdiRoot).sort()).toEqual([`${DRIVER_NAME}-vf_${claim.uid}.json`, `${DRIVER_NAME}-vf_${podUID}.json`].sort());
+    expect(node.emulator.writes).toEqual([]);
+    expect(fs.readdirSync(node.cdiRoot).sort()).toEqual([`${DRIVER_NAME}-vf_${claim.uid}.json`, `${DRIVER_NAME}-vf_${podUID}.json`].sort());
 
     const all = await shadows();
     expect(all).toHaveLength(2);
@@ -244,7 +192,7 @@ describe('the node driver with managed attachment on a real control plane with t
         [labels.managedBy]: 'sriov-dra',
         [labels.claimUID]: claim.uid,
         [labels.podUID]: podUID,
-        [labels.nodeUID]: nodeUID,
+        [labels.nodeUID]: node.nodeUID,
       });
       // Multus must not take a shadow for a device-plugin NAD.
       expect(shadow?.metadata.annotations?.[annotations.resourceName]).toBeUndefined();
@@ -285,7 +233,7 @@ describe('the node driver with managed attachment on a real control plane with t
     await peer?.close();
     await driver?.stop();
     driver = undefined;
-    expect(fs.existsSync(registrationSocket())).toBe(false);
+    expect(fs.existsSync(node.registrationSocket)).toBe(false);
 
     driver = await start();
     await register();
@@ -295,7 +243,7 @@ describe('the node driver with managed attachment on a real control plane with t
     expect(prepared).toMatchObject({ ok: true, result: expectedPrepared() });
     expect((await readPod(admin(), WORKLOADS, POD)).metadata.resourceVersion).toBe(podVersion);
     expect((await shadows()).map((shadow) => [shadow.metadata.name, shadow.metadata.uid, shadow.metadata.resourceVersion]).sort()).toEqual(before);
-    expect(emulator.writes).toEqual([]);
+    expect(node.emulator.writes).toEqual([]);
     expect(await metric('sriov_dra_driver_managed_bindings{phase="Ready"}')).toBe(2);
     expect((await http('/metrics')).body).not.toContain('sriov_dra_driver_managed_failures_total{');
     finished += 1;
@@ -345,9 +293,9 @@ describe('the node driver with managed attachment on a real control plane with t
     const values = await podAnnotations();
     expect([values[annotations.networks], values[annotations.managedNetworks]]).toEqual([undefined, undefined]);
     expect(checkpointClaims()).toEqual({});
-    expect(fs.readdirSync(cdiRoot)).toEqual([]);
+    expect(fs.readdirSync(node.cdiRoot)).toEqual([]);
     expect(ALL_VFS.map(driverOf)).toEqual(Array.from({ length: 8 }, () => 'mlx5_core'));
-    expect(emulator.writes).toEqual([]);
+    expect(node.emulator.writes).toEqual([]);
     // The source template was only ever read.
     expect((await admin().get(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, name: 'rail-a' })).metadata.resourceVersion).toBe(
       sourceVersion,

@@ -8,27 +8,21 @@
 // Needs the peer binary: tools/control-plane/build-binaries.sh kubelet-peer.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME, isSriovDraError } from '@sriov-dra/contract';
 import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { waitFor } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
-import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
-import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
 import { type Driver, startDriver } from '../src/driver.ts';
-import { driverIdentity } from './driver-identity.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { createClaimConsumer } from './claim-consumer.ts';
-import { KubeletPeer, type PeerAnswer } from './kubelet-peer.ts';
+import { type DriverNode, NAMESPACE, NODE, WORKLOADS, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
+import type { KubeletPeer, PeerAnswer } from './kubelet-peer.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-const NAMESPACE = 'dra-sriov-driver';
-const WORKLOADS = 'workloads';
-const NODE = 'worker-a';
 const CLAIM = 'two-vfs';
 // 2 PFs on 2 PCIe roots × 4 VFs: PF 0000:3b:00.0 (enp59s0f0) below pci0000:3a, PF 0000:87:00.0 (enp135s0f0)
 // below pci0000:86; each PF's VFs follow it at function 2.
@@ -48,21 +42,15 @@ interface StoredSlice extends KubeObject {
 }
 
 describe('the node driver on a real control plane with the kubelet peer', () => {
-  let cp: ControlPlane;
-  let dir: string;
-  let sysfsRoot: string;
-  let cdiRoot: string;
-  let pluginsDir: string;
-  let registrarDir: string;
-  let emulator: KernelEmulator;
+  let node: DriverNode;
   let flags: DriverFlags;
   let driver: Driver | undefined;
   let peer: KubeletPeer | undefined;
   let claim: { namespace: string; name: string; uid: string };
   let podUID: string;
 
-  const admin = () => cp.adminClient;
-  const logger = () => pino({ level: 'info' }, pino.destination({ dest: path.join(dir, 'driver.log'), sync: true }));
+  const admin = () => node.cp.adminClient;
+  const logger = () => pino({ level: 'info' }, pino.destination({ dest: path.join(node.dir, 'driver.log'), sync: true }));
   const start = async (): Promise<Driver> => startDriver(flags, { logger: logger(), healthHost: '127.0.0.1', rescanIntervalMs: 500, sliceResyncMs: 0 });
   const running = (): Driver => {
     if (driver === undefined) throw new Error('the driver is not running');
@@ -72,31 +60,12 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     if (peer === undefined) throw new Error('no kubelet peer');
     return peer;
   };
-  const http = async (route: string): Promise<{ status: number; body: string }> => {
-    const response = await fetch(`http://127.0.0.1:${String(running().healthPort)}${route}`);
-    return { status: response.status, body: await response.text() };
-  };
-  const metric = async (name: string): Promise<number | undefined> => {
-    const line = (await http('/metrics')).body.split('\n').find((text) => text.startsWith(`${name} `));
-    return line === undefined ? undefined : Number(line.slice(name.length + 1));
-  };
-  const driverOf = (pci: string): string | null => {
-    const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
-    return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
-  };
-  const checkpointClaims = (): Record<string, { devices: { device: string; originalDriver: string | null; preparedDriver: string | null }[] }> =>
-    (JSON.parse(fs.readFileSync(path.join(pluginsDir, DRIVER_NAME, 'checkpoint.json'), 'utf8')) as { claims: never }).claims;
-  let driverKubeconfig: string;
-  const argv = (): string[] => [
-    ...['--node-name', NODE, '--kubeconfig', driverKubeconfig, '--namespace', NAMESPACE, '--sysfs-root', sysfsRoot, '--cdi-root', cdiRoot],
-    ...['--kubelet-plugins-directory-path', pluginsDir, '--kubelet-registrar-directory-path', registrarDir, '--healthcheck-port', '0'],
-    ...['--kube-api-qps', '100', '--kube-api-burst', '200'],
-  ];
-  const registrationSocket = (): string => path.join(registrarDir, `${DRIVER_NAME}-reg.sock`);
+  const http = (route: string) => httpGet(running().healthPort, route);
+  const metric = async (name: string): Promise<number | undefined> => metricValue((await http('/metrics')).body, name);
+  const driverOf = (pci: string): string | null => node.driverOf(pci);
+  const checkpointClaims = () => node.checkpointClaims<{ devices: { device: string; originalDriver: string | null; preparedDriver: string | null }[] }>();
   const register = async (): Promise<void> => {
-    peer = await KubeletPeer.start();
-    const answer = await peer.send({ op: 'register', socket: registrationSocket() });
-    expect({ ok: answer.ok, error: answer.error, kubelet: answer.ok ? '' : peer.log }).toEqual({ ok: true, error: undefined, kubelet: '' });
+    peer = await node.register();
   };
   const expectedPrepared = () => ({
     [claim.uid]: {
@@ -111,21 +80,8 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
   });
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'driver-node-'));
-    sysfsRoot = path.join(dir, 'sys');
-    cdiRoot = path.join(dir, 'cdi');
-    pluginsDir = path.join(dir, 'plugins');
-    registrarDir = path.join(dir, 'plugins_registry');
-    generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 2, vfsPerPf: 4 }));
-    emulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
-
-    cp = await startControlPlane({ controllerManager: true, scheduler: true });
-    await installCrds(cp.adminClient);
-    await createNamespace(cp.adminClient, NAMESPACE);
-    await createNamespace(cp.adminClient, WORKLOADS);
-    await createReadyNode(cp.adminClient, NODE);
-    driverKubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'), { namespace: NAMESPACE, node: NODE }, ['driver-rbac.yaml']);
-    const parsed = parseDriverFlags(argv(), {});
+    node = await startDriverNode('driver-node', ['driver-rbac.yaml']);
+    const parsed = parseDriverFlags([...node.baseArgv], {});
     if (!parsed.ok) throw parsed.error;
     flags = parsed.value;
     driver = await start();
@@ -134,9 +90,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
   afterAll(async () => {
     await peer?.close();
     await driver?.stop();
-    await emulator.stop();
-    await cp.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await node.stop(false);
   }, 120_000);
 
   it('publishes every VF a policy selects and is not ready before the kubelet registers it', async () => {
@@ -205,7 +159,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     expect(prepared).toMatchObject({ ok: true, result: expectedPrepared() });
     expect(ROOT_A_VFS.map(driverOf)).toEqual(['vfio-pci', 'vfio-pci', 'mlx5_core', 'mlx5_core']);
     expect(ROOT_B_VFS.map(driverOf)).toEqual(['mlx5_core', 'mlx5_core', 'mlx5_core', 'mlx5_core']);
-    expect(fs.readdirSync(cdiRoot).sort()).toEqual([`${DRIVER_NAME}-vf_${claim.uid}.json`, `${DRIVER_NAME}-vf_${podUID}.json`].sort());
+    expect(fs.readdirSync(node.cdiRoot).sort()).toEqual([`${DRIVER_NAME}-vf_${claim.uid}.json`, `${DRIVER_NAME}-vf_${podUID}.json`].sort());
     expect(checkpointClaims()[claim.uid]?.devices.map((device) => [device.device, device.originalDriver, device.preparedDriver])).toEqual([
       ['0000-3b-00-2', 'mlx5_core', 'vfio-pci'],
       ['0000-3b-00-3', 'mlx5_core', 'vfio-pci'],
@@ -229,8 +183,8 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     await connected().close();
     await running().stop();
     driver = undefined;
-    expect(fs.existsSync(registrationSocket())).toBe(false);
-    const writesBefore = emulator.writes.length;
+    expect(fs.existsSync(node.registrationSocket)).toBe(false);
+    const writesBefore = node.emulator.writes.length;
     const claimVersion = (await admin().get(resourceTypes.resourceClaim, { namespace: WORKLOADS, name: CLAIM })).metadata.resourceVersion;
 
     driver = await start();
@@ -239,7 +193,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     await register();
     const prepared = await connected().send({ op: 'prepare', claims: [claim] });
     expect(prepared).toMatchObject({ ok: true, result: expectedPrepared() });
-    expect(emulator.writes.length).toBe(writesBefore);
+    expect(node.emulator.writes.length).toBe(writesBefore);
     // status.devices already holds these devices: nothing is written to the claim.
     expect((await admin().get(resourceTypes.resourceClaim, { namespace: WORKLOADS, name: CLAIM })).metadata.resourceVersion).toBe(claimVersion);
     expect(ROOT_A_VFS.map(driverOf)).toEqual(['vfio-pci', 'vfio-pci', 'mlx5_core', 'mlx5_core']);
@@ -250,13 +204,13 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     const unprepared = await connected().send({ op: 'unprepare', claims: [claim] });
     expect(unprepared).toMatchObject({ ok: true, result: { [claim.uid]: { error: '' } } });
     expect([...ROOT_A_VFS, ...ROOT_B_VFS].map(driverOf)).toEqual(Array.from({ length: 8 }, () => 'mlx5_core'));
-    expect(fs.readdirSync(cdiRoot)).toEqual([]);
+    expect(fs.readdirSync(node.cdiRoot)).toEqual([]);
     expect(checkpointClaims()).toEqual({});
     expect(await metric('sriov_dra_driver_unprepare_requests_total{result="ok"}')).toBe(1);
   }, 120_000);
 
   it('reports the VFs of a PF whose link goes down as Unhealthy on the kubelet health stream', async () => {
-    fs.writeFileSync(path.join(sysfsRoot, 'class/net/enp59s0f0/operstate'), 'down\n');
+    fs.writeFileSync(path.join(node.sysfsRoot, 'class/net/enp59s0f0/operstate'), 'down\n');
     let last: PeerAnswer | undefined;
     const summary = (answer: PeerAnswer | undefined) =>
       ((answer?.result ?? []) as { deviceName: string; health: string; message: string }[]).map((device) => [device.deviceName, device.health, device.message]);
@@ -286,7 +240,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     await connected().close();
     await running().stop();
     driver = undefined;
-    const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...argv()], {
+    const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...node.baseArgv], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
@@ -299,7 +253,7 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
         .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { msg?: string; port?: number }] : []))
         .find((entry) => entry.msg === 'health endpoint serving /healthz, /readyz and /metrics')?.port;
     // Ready to be stopped once it serves both the health endpoint and the kubelet sockets.
-    await waitFor('health endpoint of the process', () => Promise.resolve(port() !== undefined && fs.existsSync(registrationSocket())), {
+    await waitFor('health endpoint of the process', () => Promise.resolve(port() !== undefined && fs.existsSync(node.registrationSocket)), {
       timeoutMs: 60_000,
       alive: () => child.exitCode === null,
       describe: () => output,
@@ -307,12 +261,12 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     expect(await (await fetch(`http://127.0.0.1:${String(port())}/healthz`)).text()).toBe('ok');
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(fs.existsSync(registrationSocket())).toBe(false);
-    expect(fs.existsSync(path.join(pluginsDir, DRIVER_NAME, 'dra.sock'))).toBe(false);
+    expect(fs.existsSync(node.registrationSocket)).toBe(false);
+    expect(fs.existsSync(path.join(node.pluginsDir, DRIVER_NAME, 'dra.sock'))).toBe(false);
   }, 120_000);
 
   it('refuses to start on a corrupt checkpoint and leaves the file as it was', async () => {
-    const file = path.join(pluginsDir, DRIVER_NAME, 'checkpoint.json');
+    const file = path.join(node.pluginsDir, DRIVER_NAME, 'checkpoint.json');
     fs.writeFileSync(file, '{"version":1,"claims":');
     const error: unknown = await start().then(
       () => new Error('the driver started'),
@@ -320,6 +274,6 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     );
     expect(isSriovDraError(error, 'CheckpointCorrupt')).toBe(true);
     expect(fs.readFileSync(file, 'utf8')).toBe('{"version":1,"claims":');
-    expect(fs.existsSync(registrationSocket())).toBe(false);
+    expect(fs.existsSync(node.registrationSocket)).toBe(false);
   }, 60_000);
 });

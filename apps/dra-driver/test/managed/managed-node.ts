@@ -93,6 +93,8 @@ export interface ManagedNode {
   records(): Promise<ClaimRecord[]>;
   /** Everything a failure could leak, in one comparable value. */
   state(pod: string): Promise<NodeState>;
+  /** The driver user's requests the API server answered while `work` ran, counted by "verb resource" (audit log). */
+  driverRequests(work: () => Promise<unknown>): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -208,6 +210,19 @@ export async function startManagedNode(): Promise<ManagedNode> {
     initialDrivers: VFS.map(driverOf),
     cdiFiles: () => fs.readdirSync(cdiRoot).sort(),
     records: async () => (await CheckpointStore.open({ directory: pluginDir })).claims(),
+    driverRequests: async (work) => {
+      const log = cp.auditLog;
+      if (log === undefined) throw new Error('the control plane runs without an audit log');
+      const before = (await log.requests()).length;
+      await work();
+      const counts: Record<string, number> = {};
+      for (const event of (await log.requests()).slice(before)) {
+        if (event.user.username !== DRIVER_USER) continue;
+        const key = `${event.verb} ${event.objectRef?.resource ?? ''}`;
+        counts[key] = (counts[key] ?? 0) + 1;
+      }
+      return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+    },
     state: async (pod) => {
       const records = (await CheckpointStore.open({ directory: pluginDir })).claims();
       const shadows = [...(await listShadows(admin)).values()].map((shadow) => ({

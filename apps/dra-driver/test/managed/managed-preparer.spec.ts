@@ -55,21 +55,6 @@ async function deletePod(name: string): Promise<void> {
   );
 }
 
-/** The driver's requests the API server answered while `work` ran, by "verb resource". */
-async function driverRequests(work: () => Promise<unknown>): Promise<Record<string, number>> {
-  const log = host.cp.auditLog;
-  if (log === undefined) throw new Error('the control plane runs without an audit log');
-  const before = (await log.requests()).length;
-  await work();
-  const counts: Record<string, number> = {};
-  for (const event of (await log.requests()).slice(before)) {
-    if (event.user.username !== DRIVER_USER) continue;
-    const key = `${event.verb} ${event.objectRef?.resource ?? ''}`;
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
-}
-
 describe('managed prepare and unprepare', () => {
   it('gives a claim of two VFs two protected shadows and the Pod’s selections, writes nothing on retry, and releases it all once', async () => {
     const source = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: 'rail-a' });
@@ -131,7 +116,7 @@ describe('managed prepare and unprepare', () => {
       'counted-1-b': [DEVICES[4] ?? '', DEVICES[5] ?? ''],
     });
     const preparer = await host.open();
-    expect(await driverRequests(() => preparer.prepare(single.ref('counted-0-nics'), signal))).toEqual({
+    expect(await host.driverRequests(() => preparer.prepare(single.ref('counted-0-nics'), signal))).toEqual({
       'create network-attachment-definitions': 2,
       'get network-attachment-definitions': 1,
       'get nodes': 1,
@@ -142,7 +127,7 @@ describe('managed prepare and unprepare', () => {
     // Two claims of one Pod at once, as one kubelet call carries them: the second writes against the Pod
     // the first one wrote, not against its own older read.
     expect(
-      await driverRequests(() => Promise.all([preparer.prepare(pair.ref('counted-1-a'), signal), preparer.prepare(pair.ref('counted-1-b'), signal)])),
+      await host.driverRequests(() => Promise.all([preparer.prepare(pair.ref('counted-1-a'), signal), preparer.prepare(pair.ref('counted-1-b'), signal)])),
     ).toEqual({
       'create network-attachment-definitions': 4,
       'get network-attachment-definitions': 2,

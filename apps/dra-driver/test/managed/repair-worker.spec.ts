@@ -55,19 +55,6 @@ async function release(refs: readonly { namespace: string; name: string; uid: st
   for (const ref of refs) await preparer.unprepare(ref, signal);
 }
 
-/** The driver's requests the API server received while `work` ran, as "verb resource". */
-async function driverRequests(work: () => Promise<unknown>): Promise<string[]> {
-  const log = host.cp.auditLog;
-  if (log === undefined) throw new Error('the control plane runs without an audit log');
-  const before = (await log.requests()).length;
-  await work();
-  return (await log.requests())
-    .slice(before)
-    .filter((event) => event.user.username === DRIVER_USER)
-    .map((event) => `${event.verb} ${event.objectRef?.resource ?? ''}`)
-    .sort();
-}
-
 const summary = (pass: RepairPass) => ({
   healthy: pass.healthy,
   repaired: pass.repaired,
@@ -84,11 +71,11 @@ describe('repair worker', () => {
     const { name, refs } = await prepared(2);
     const repair = await host.repairWorker();
     let pass: RepairPass | undefined;
-    const requests = await driverRequests(async () => {
+    const requests = await host.driverRequests(async () => {
       pass = await repair.pass();
     });
     expect(pass === undefined ? undefined : summary(pass)).toEqual({ healthy: 2, repaired: 0, released: 0, stopped: {}, failed: {} });
-    expect(requests).toEqual(['get nodes', 'get pods', 'get resourceclaims', 'get resourceclaims', 'list network-attachment-definitions']);
+    expect(requests).toEqual({ 'get nodes': 1, 'get pods': 1, 'get resourceclaims': 2, 'list network-attachment-definitions': 1 });
     expect((await podSelections(admin, name)).networks).toHaveLength(2);
     await release(refs);
   });

@@ -1,0 +1,104 @@
+// The node both whole-driver tests run on: a real control plane with kube-scheduler and
+// kube-controller-manager, a fake sysfs of 2 PFs × 4 VFs on two PCIe roots served by the kernel emulator,
+// the driver's namespace, a workloads namespace, a Ready Node, and the driver's own credentials
+// (driver-identity.ts). What differs between the tests — flags, RBAC templates, steps — stays in them.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from '@jest/globals';
+import { DRIVER_NAME } from '@sriov-dra/contract';
+import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
+import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
+import { driverIdentity } from './driver-identity.ts';
+import { KubeletPeer } from './kubelet-peer.ts';
+
+export const NAMESPACE = 'dra-sriov-driver';
+export const WORKLOADS = 'workloads';
+export const NODE = 'worker-a';
+
+export interface DriverNode {
+  readonly dir: string;
+  readonly sysfsRoot: string;
+  readonly cdiRoot: string;
+  readonly pluginsDir: string;
+  readonly registrarDir: string;
+  readonly emulator: KernelEmulator;
+  readonly cp: ControlPlane;
+  readonly nodeUID: string;
+  /** The flags every test passes: node, credentials, paths, health on an ephemeral port, a high API rate. */
+  readonly baseArgv: readonly string[];
+  /** The kernel driver bound to a VF now, read from sysfs. */
+  driverOf(pci: string): string | null;
+  /** The driver's checkpoint records by claim UID, read from disk. */
+  checkpointClaims<T>(): Record<string, T>;
+  /** Registers the driver with the kubelet's own plugin watcher code; the peer is the test's to close. */
+  register(): Promise<KubeletPeer>;
+  readonly registrationSocket: string;
+  /** Stops the emulator and control plane; the directory goes unless `keep` (a failed test's logs). */
+  stop(keep: boolean): Promise<void>;
+}
+
+export async function startDriverNode(prefix: string, rbacTemplates: readonly string[]): Promise<DriverNode> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  const sysfsRoot = path.join(dir, 'sys');
+  const cdiRoot = path.join(dir, 'cdi');
+  const pluginsDir = path.join(dir, 'plugins');
+  const registrarDir = path.join(dir, 'plugins_registry');
+  generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 2, vfsPerPf: 4 }));
+  const emulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
+
+  const cp = await startControlPlane({ controllerManager: true, scheduler: true });
+  await installCrds(cp.adminClient);
+  await createNamespace(cp.adminClient, NAMESPACE);
+  await createNamespace(cp.adminClient, WORKLOADS);
+  const nodeUID = (await createReadyNode(cp.adminClient, NODE)).metadata.uid;
+  const kubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'), { namespace: NAMESPACE, node: NODE }, rbacTemplates);
+  const registrationSocket = path.join(registrarDir, `${DRIVER_NAME}-reg.sock`);
+  return {
+    dir,
+    sysfsRoot,
+    cdiRoot,
+    pluginsDir,
+    registrarDir,
+    emulator,
+    cp,
+    nodeUID,
+    baseArgv: [
+      ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--namespace', NAMESPACE, '--sysfs-root', sysfsRoot, '--cdi-root', cdiRoot],
+      ...['--kubelet-plugins-directory-path', pluginsDir, '--kubelet-registrar-directory-path', registrarDir, '--healthcheck-port', '0'],
+      ...['--kube-api-qps', '100', '--kube-api-burst', '200'],
+    ],
+    driverOf: (pci) => {
+      const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
+      return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
+    },
+    checkpointClaims: <T>() =>
+      (JSON.parse(fs.readFileSync(path.join(pluginsDir, DRIVER_NAME, 'checkpoint.json'), 'utf8')) as { claims: Record<string, T> }).claims,
+    registrationSocket,
+    register: async () => {
+      const peer = await KubeletPeer.start();
+      const answer = await peer.send({ op: 'register', socket: registrationSocket });
+      expect({ ok: answer.ok, error: answer.error, kubelet: answer.ok ? '' : peer.log }).toEqual({ ok: true, error: undefined, kubelet: '' });
+      return peer;
+    },
+    stop: async (keep) => {
+      await emulator.stop();
+      await cp.stop();
+      if (keep) process.stderr.write(`${prefix}: kept ${dir} (driver.log) after a failed step\n`);
+      else fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The driver's health endpoint: status and body of one GET. */
+export async function httpGet(port: number | undefined, route: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`http://127.0.0.1:${String(port)}${route}`);
+  return { status: response.status, body: await response.text() };
+}
+
+/** One sample of a Prometheus text exposition, by its full name with labels; undefined when absent. */
+export function metricValue(exposition: string, name: string): number | undefined {
+  const line = exposition.split('\n').find((text) => text.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+}

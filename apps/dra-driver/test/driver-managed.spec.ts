@@ -17,7 +17,7 @@ import { pino } from 'pino';
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { createClaimConsumer } from './claim-consumer.ts';
-import { type DriverNode, NAMESPACE, NODE, WORKLOADS, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
+import { type DriverNode, NAMESPACE, NODE, WORKLOADS, createPairClaim, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
 import type { KubeletPeer } from './kubelet-peer.ts';
 
 const CLAIM = 'two-vfs';
@@ -135,28 +135,8 @@ describe('the node driver with managed attachment on a real control plane with t
   }, 120_000);
 
   it('gets two VFs on one PCIe root allocated by kube-scheduler for a Pod that names no networks', async () => {
-    await admin().create(resourceTypes.deviceClass, {
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'DeviceClass',
-      metadata: { name: DRIVER_NAME },
-      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
-    });
     // No VfConfig: the VFs keep their kernel driver (mlx5_core); managed attachment refuses vfio-pci.
-    const created = await admin().create(
-      resourceTypes.resourceClaim,
-      {
-        apiVersion: 'resource.k8s.io/v1',
-        kind: 'ResourceClaim',
-        metadata: { name: CLAIM },
-        spec: {
-          devices: {
-            requests: [{ name: 'vfs', exactly: { deviceClassName: DRIVER_NAME, count: 2 } }],
-            constraints: [{ requests: ['vfs'], matchAttribute: 'resource.kubernetes.io/pcieRoot' }],
-          },
-        },
-      },
-      { namespace: WORKLOADS },
-    );
+    const created = await createPairClaim(admin(), CLAIM);
     claim = { namespace: WORKLOADS, name: CLAIM, uid: created.metadata.uid };
     const pod = await createClaimConsumer(admin(), WORKLOADS, POD, { resourceClaimName: CLAIM });
     podUID = pod.metadata.uid;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from '@jest/globals';
 import { DRIVER_NAME } from '@sriov-dra/contract';
+import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
 import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
@@ -101,4 +102,33 @@ export async function httpGet(port: number | undefined, route: string): Promise<
 export function metricValue(exposition: string, name: string): number | undefined {
   const line = exposition.split('\n').find((text) => text.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.slice(name.length + 1));
+}
+
+/**
+ * The driver's DeviceClass and a claim in the workloads namespace for two VFs on one PCIe root, with
+ * `config` as its opaque device configuration; kube-scheduler allocates it once a Pod uses it.
+ */
+export async function createPairClaim(client: KubeClient, name: string, config: readonly Record<string, unknown>[] = []): Promise<KubeObject> {
+  await client.create(resourceTypes.deviceClass, {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'DeviceClass',
+    metadata: { name: DRIVER_NAME },
+    spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
+  });
+  return client.create(
+    resourceTypes.resourceClaim,
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name },
+      spec: {
+        devices: {
+          requests: [{ name: 'vfs', exactly: { deviceClassName: DRIVER_NAME, count: 2 } }],
+          constraints: [{ requests: ['vfs'], matchAttribute: 'resource.kubernetes.io/pcieRoot' }],
+          ...(config.length === 0 ? {} : { config }),
+        },
+      },
+    },
+    { namespace: WORKLOADS },
+  );
 }

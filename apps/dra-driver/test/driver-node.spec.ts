@@ -18,7 +18,7 @@ import { pino } from 'pino';
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { createClaimConsumer } from './claim-consumer.ts';
-import { type DriverNode, NAMESPACE, NODE, WORKLOADS, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
+import { type DriverNode, NAMESPACE, NODE, WORKLOADS, createPairClaim, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
 import type { KubeletPeer, PeerAnswer } from './kubelet-peer.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -112,33 +112,9 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
   }, 120_000);
 
   it('gets two VFs on one PCIe root allocated by kube-scheduler', async () => {
-    await admin().create(resourceTypes.deviceClass, {
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'DeviceClass',
-      metadata: { name: DRIVER_NAME },
-      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
-    });
-    const created = await admin().create(
-      resourceTypes.resourceClaim,
-      {
-        apiVersion: 'resource.k8s.io/v1',
-        kind: 'ResourceClaim',
-        metadata: { name: CLAIM },
-        spec: {
-          devices: {
-            requests: [{ name: 'vfs', exactly: { deviceClassName: DRIVER_NAME, count: 2 } }],
-            constraints: [{ requests: ['vfs'], matchAttribute: 'resource.kubernetes.io/pcieRoot' }],
-            config: [
-              {
-                requests: ['vfs'],
-                opaque: { driver: DRIVER_NAME, parameters: { apiVersion: DRIVER_API_VERSION, kind: 'VfConfig', driver: 'vfio-pci' } },
-              },
-            ],
-          },
-        },
-      },
-      { namespace: WORKLOADS },
-    );
+    const created = await createPairClaim(admin(), CLAIM, [
+      { requests: ['vfs'], opaque: { driver: DRIVER_NAME, parameters: { apiVersion: DRIVER_API_VERSION, kind: 'VfConfig', driver: 'vfio-pci' } } },
+    ]);
     claim = { namespace: WORKLOADS, name: CLAIM, uid: created.metadata.uid };
     const pod = await createClaimConsumer(admin(), WORKLOADS, 'consumer', { resourceClaimName: CLAIM });
     podUID = pod.metadata.uid;

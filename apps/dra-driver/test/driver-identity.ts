@@ -11,6 +11,17 @@ const RBAC_TYPES: Readonly<Record<string, ResourceType>> = {
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
 };
 
+/** Creates the RBAC objects of `templates` of the driver chart, released into `namespace`. */
+export async function applyDriverRbac(cp: ControlPlane, namespace: string, templates: readonly string[]): Promise<void> {
+  for (const template of templates) {
+    for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace })) {
+      const type = RBAC_TYPES[String(object['kind'])];
+      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])} in ${template}`);
+      await cp.adminClient.create(type, object, type.namespaced ? { namespace } : {});
+    }
+  }
+}
+
 /** Writes a kubeconfig for the driver's ServiceAccount in `namespace`, authorized by `templates` of the driver chart alone. */
 export async function driverIdentity(
   cp: ControlPlane,
@@ -21,13 +32,7 @@ export async function driverIdentity(
   const { namespace, node } = placement;
   const serviceAccount = 'dra-driver-sriov';
   await cp.adminClient.create(resourceTypes.serviceAccount, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccount } }, { namespace });
-  for (const template of templates) {
-    for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace })) {
-      const type = RBAC_TYPES[String(object['kind'])];
-      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])} in ${template}`);
-      await cp.adminClient.create(type, object, type.namespaced ? { namespace } : {});
-    }
-  }
+  await applyDriverRbac(cp, namespace, templates);
   const pod = await cp.adminClient.create(
     resourceTypes.pod,
     {

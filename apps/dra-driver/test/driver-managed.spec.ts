@@ -10,14 +10,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ATTACHMENT_PROTECTION_FINALIZER, DRIVER_API_VERSION, DRIVER_NAME, annotations, labels } from '@sriov-dra/contract';
+import { ATTACHMENT_PROTECTION_FINALIZER, DRIVER_NAME, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, isApiError, readPod, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { createClaimConsumer } from './claim-consumer.ts';
-import { type DriverNode, NAMESPACE, NODE, WORKLOADS, createPairClaim, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
+import {
+  type DriverNode,
+  NODE,
+  WORKLOADS,
+  NAD_NAME_ATTRIBUTE,
+  createPairClaim,
+  httpGet,
+  metricValue,
+  publishTemplate,
+  startDriverNode,
+} from './driver-node-fixture.ts';
 import type { KubeletPeer } from './kubelet-peer.ts';
 
 const CLAIM = 'two-vfs';
@@ -28,7 +38,6 @@ const ALL_VFS = ['0000:3b:00.2', '0000:3b:00.3', '0000:3b:00.4', '0000:3b:00.5',
 /** The two VFs kube-scheduler picks: the first two of root A, in the order of the allocation. */
 const PAIR = ['0000:3b:00.2', '0000:3b:00.3'];
 const ALL_DEVICES = ALL_VFS.map((pci) => pci.replace(/[:.]/g, '-'));
-const NAD_NAME_ATTRIBUTE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
 const SOURCE_CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}';
 
 interface StoredSlice extends KubeObject {
@@ -101,22 +110,7 @@ describe('the node driver with managed attachment on a real control plane with t
   }, 120_000);
 
   it('publishes every VF with the source template reference its DeviceAttributes give it', async () => {
-    const source = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'rail-a' }, spec: { config: SOURCE_CONFIG } };
-    sourceVersion = (await admin().create(resourceTypes.networkAttachmentDefinition, source, { namespace: WORKLOADS })).metadata.resourceVersion;
-    // No netAttachDefNamespace: the template is looked up in the consuming Pod's namespace.
-    const attributes = { [NAD_NAME_ATTRIBUTE]: { string: 'rail-a' } };
-    await admin().create(
-      resourceTypes.deviceAttributes,
-      { apiVersion: DRIVER_API_VERSION, kind: 'DeviceAttributes', metadata: { name: 'rail-a', labels: { rail: 'a' } }, spec: { attributes } },
-      { namespace: NAMESPACE },
-    );
-    // One config without filters selects every VF and gives each the attributes of the objects it selects.
-    const spec = { configs: [{ deviceAttributesSelector: { matchLabels: { rail: 'a' } } }] };
-    await admin().create(
-      resourceTypes.sriovResourcePolicy,
-      { apiVersion: DRIVER_API_VERSION, kind: 'SriovResourcePolicy', metadata: { name: 'all-vfs' }, spec },
-      { namespace: NAMESPACE },
-    );
+    sourceVersion = (await publishTemplate(admin(), 'rail-a', SOURCE_CONFIG)).metadata.resourceVersion;
     const published = async () =>
       (await admin().list<StoredSlice>(resourceTypes.resourceSlice, { fieldSelector: `spec.nodeName=${NODE}` })).items.flatMap(
         (slice) => slice.spec.devices ?? [],

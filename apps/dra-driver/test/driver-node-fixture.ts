@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from '@jest/globals';
-import { DRIVER_NAME } from '@sriov-dra/contract';
+import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
@@ -131,4 +131,33 @@ export async function createPairClaim(client: KubeClient, name: string, config: 
     },
     { namespace: WORKLOADS },
   );
+}
+
+/** The attribute a published device names its source template by (§5.2). */
+export const NAD_NAME_ATTRIBUTE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
+
+/**
+ * Source template `name` in the workloads namespace with `config`, and the policy that publishes every VF
+ * with a reference to it (no namespace: the consuming Pod's is meant). Returns the source as created.
+ */
+export async function publishTemplate(client: KubeClient, name: string, config: string): Promise<KubeObject> {
+  const source = await client.create(
+    resourceTypes.networkAttachmentDefinition,
+    { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name }, spec: { config } },
+    { namespace: WORKLOADS },
+  );
+  const attributes = { [NAD_NAME_ATTRIBUTE]: { string: name } };
+  await client.create(
+    resourceTypes.deviceAttributes,
+    { apiVersion: DRIVER_API_VERSION, kind: 'DeviceAttributes', metadata: { name, labels: { template: name } }, spec: { attributes } },
+    { namespace: NAMESPACE },
+  );
+  // One config without filters selects every VF and gives each the attributes of the objects it selects.
+  const spec = { configs: [{ deviceAttributesSelector: { matchLabels: { template: name } } }] };
+  await client.create(
+    resourceTypes.sriovResourcePolicy,
+    { apiVersion: DRIVER_API_VERSION, kind: 'SriovResourcePolicy', metadata: { name: 'all-vfs' }, spec },
+    { namespace: NAMESPACE },
+  );
+  return source;
 }

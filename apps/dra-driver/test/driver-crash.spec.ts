@@ -1,0 +1,115 @@
+// A managed prepare interrupted by a crash, on the real process: the driver (main.ts, --multus-auto-attach)
+// records the claim Pending, its first shadow Create is refused (its RBAC lacks NAD create), and the
+// process is killed with SIGKILL. Once the permission is granted, a new process on the same state
+// directory completes the binding in its startup repair pass, before and without any kubelet call; the
+// kubelet's unprepare then releases everything. Real control plane with kube-scheduler, fake sysfs, and
+// the kubelet's own Go code on the sockets.
+// Needs the peer binary: tools/control-plane/build-binaries.sh kubelet-peer.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ATTACHMENT_PROTECTION_FINALIZER, annotations, labels } from '@sriov-dra/contract';
+import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
+import { terminateChild, waitFor } from '@sriov-dra/k8s/testing';
+import { createClaimConsumer } from './claim-consumer.ts';
+import { applyDriverRbac } from './driver-identity.ts';
+import { type DriverNode, NAMESPACE, NODE, WORKLOADS, createPairClaim, publishTemplate, startDriverNode } from './driver-node-fixture.ts';
+import type { KubeletPeer } from './kubelet-peer.ts';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}';
+
+interface Recorded {
+  readonly devices: readonly { readonly managedBinding?: { readonly phase: string; readonly shadow: { readonly name: string; readonly uid: string } } }[];
+}
+
+describe('a managed prepare interrupted by a crash of the driver process', () => {
+  let node: DriverNode;
+  let process_: ChildProcess | undefined;
+  let peer: KubeletPeer | undefined;
+  let claim: { namespace: string; name: string; uid: string };
+
+  const admin = () => node.cp.adminClient;
+  const argv = () => [...node.baseArgv, '--configuration-mode', 'MULTUS', '--multus-auto-attach=true'];
+  /** The driver as the DaemonSet runs it; its log goes to a file of its own per start. */
+  const launch = async (name: string): Promise<ChildProcess> => {
+    const log = fs.openSync(path.join(node.dir, `${name}.log`), 'w');
+    const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...argv()], { stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    await waitFor(`${name} to serve the kubelet sockets`, () => Promise.resolve(fs.existsSync(node.registrationSocket)), {
+      timeoutMs: 60_000,
+      alive: () => child.exitCode === null,
+      describe: () => fs.readFileSync(path.join(node.dir, `${name}.log`), 'utf8'),
+    });
+    return child;
+  };
+  const shadows = async (): Promise<KubeObject[]> =>
+    (await admin().list(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, labelSelector: labels.managedBy })).items;
+  const phases = (): string[] =>
+    Object.values(node.checkpointClaims<Recorded>()).flatMap((record) => record.devices.map((device) => device.managedBinding?.phase ?? 'none'));
+
+  beforeAll(async () => {
+    node = await startDriverNode('driver-crash', ['driver-rbac.yaml']);
+    // Managed networks without the right to create a shadow: everything up to the Create succeeds.
+    await admin().create(resourceTypes.clusterRole, {
+      metadata: { name: 'managed-without-create' },
+      rules: [
+        { apiGroups: [''], resources: ['pods'], verbs: ['get', 'patch'] },
+        { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'list', 'patch', 'delete'] },
+      ],
+    });
+    await admin().create(resourceTypes.clusterRoleBinding, {
+      metadata: { name: 'managed-without-create' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'managed-without-create' },
+      subjects: [{ kind: 'ServiceAccount', namespace: NAMESPACE, name: 'dra-driver-sriov' }],
+    });
+    await publishTemplate(admin(), 'rail-a', CONFIG);
+    const created = await createPairClaim(admin(), 'pair');
+    claim = { namespace: WORKLOADS, name: 'pair', uid: created.metadata.uid };
+  }, 180_000);
+
+  afterAll(async () => {
+    await peer?.close();
+    if (process_ !== undefined) await terminateChild(process_);
+    await node.stop(false);
+  }, 120_000);
+
+  it('records the claim Pending when the shadow Create is refused, and the crash loses nothing', async () => {
+    process_ = await launch('first');
+    // The driver publishes the VFs; only then can kube-scheduler place the consumer on the node.
+    await createClaimConsumer(admin(), WORKLOADS, 'consumer', { resourceClaimName: 'pair' });
+    await waitFor('Pod scheduled', async () => (await readPod(admin(), WORKLOADS, 'consumer')).spec.nodeName === NODE, { timeoutMs: 60_000 });
+    peer = await node.register();
+    const answer = await peer.send({ op: 'prepare', claims: [claim] });
+    expect(answer).toMatchObject({ ok: true, result: { [claim.uid]: { error: expect.stringContaining('ApiForbidden') } } });
+    expect(phases()).toEqual(['Pending', 'Pending']);
+    expect(await shadows()).toEqual([]);
+
+    await peer.close();
+    peer = undefined;
+    process_.kill('SIGKILL');
+    await new Promise((resolve) => process_?.once('exit', resolve));
+    process_ = undefined;
+    expect(phases()).toEqual(['Pending', 'Pending']);
+  }, 120_000);
+
+  it('completes the binding in the next process’s startup repair, with no kubelet call, and releases it on unprepare', async () => {
+    await applyDriverRbac(node.cp, NAMESPACE, ['managed-networks-rbac.yaml']);
+    process_ = await launch('second');
+    await waitFor('the startup repair to make the claim Ready', () => Promise.resolve(phases().every((phase) => phase === 'Ready')), { timeoutMs: 60_000 });
+    const created = await shadows();
+    expect(created.map((shadow) => shadow.metadata.finalizers)).toEqual([[ATTACHMENT_PROTECTION_FINALIZER], [ATTACHMENT_PROTECTION_FINALIZER]]);
+    const recorded = Object.values(node.checkpointClaims<Recorded>()).flatMap((record) => record.devices.map((device) => device.managedBinding?.shadow.uid));
+    expect(recorded.sort()).toEqual(created.map((shadow) => shadow.metadata.uid).sort());
+    const networks = JSON.parse((await readPod(admin(), WORKLOADS, 'consumer')).metadata.annotations?.[annotations.networks] ?? '[]') as { name: string }[];
+    expect(networks.map((entry) => entry.name).sort()).toEqual(created.map((shadow) => shadow.metadata.name).sort());
+
+    peer = await node.register();
+    expect(await peer.send({ op: 'unprepare', claims: [claim] })).toMatchObject({ ok: true, result: { [claim.uid]: { error: '' } } });
+    expect(await shadows()).toEqual([]);
+    expect(node.checkpointClaims()).toEqual({});
+    expect(fs.readdirSync(node.cdiRoot)).toEqual([]);
+  }, 120_000);
+});

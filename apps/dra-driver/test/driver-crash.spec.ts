@@ -1,8 +1,9 @@
 // A managed prepare interrupted by a crash, on the real process: the driver (main.ts, --multus-auto-attach)
 // records the claim Pending, its first shadow Create is refused (its RBAC lacks NAD create), and the
 // process is killed with SIGKILL. Once the permission is granted, a new process on the same state
-// directory completes the binding in its startup repair pass, before and without any kubelet call; the
-// kubelet's unprepare then releases everything. Real control plane with kube-scheduler, fake sysfs, and
+// directory completes the binding in its startup repair pass, before and without any kubelet call. Then
+// the kubelet's unprepare is stopped by a refused DELETE after Deleting is durable, the process is
+// killed again, and the next one finishes the release on its own. Real control plane with kube-scheduler, fake sysfs, and
 // the kubelet's own Go code on the sockets.
 // Needs the peer binary: tools/control-plane/build-binaries.sh kubelet-peer.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -52,12 +53,13 @@ describe('a managed prepare interrupted by a crash of the driver process', () =>
 
   beforeAll(async () => {
     node = await startDriverNode('driver-crash', ['driver-rbac.yaml']);
-    // Managed networks without the right to create a shadow: everything up to the Create succeeds.
+    // Managed networks without the right to create or delete a shadow: a prepare gets as far as the
+    // Create, a release as far as the DELETE.
     await admin().create(resourceTypes.clusterRole, {
       metadata: { name: 'managed-without-create' },
       rules: [
         { apiGroups: [''], resources: ['pods'], verbs: ['get', 'patch'] },
-        { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'list', 'patch', 'delete'] },
+        { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'list', 'patch'] },
       ],
     });
     await admin().create(resourceTypes.clusterRoleBinding, {
@@ -95,7 +97,7 @@ describe('a managed prepare interrupted by a crash of the driver process', () =>
     expect(phases()).toEqual(['Pending', 'Pending']);
   }, 120_000);
 
-  it('completes the binding in the next process’s startup repair, with no kubelet call, and releases it on unprepare', async () => {
+  it('completes the binding in the next process’s startup repair, with no kubelet call', async () => {
     await applyDriverRbac(node.cp, NAMESPACE, ['managed-networks-rbac.yaml']);
     process_ = await launch('second');
     await waitFor('the startup repair to make the claim Ready', () => Promise.resolve(phases().every((phase) => phase === 'Ready')), { timeoutMs: 60_000 });
@@ -105,11 +107,30 @@ describe('a managed prepare interrupted by a crash of the driver process', () =>
     expect(recorded.sort()).toEqual(created.map((shadow) => shadow.metadata.uid).sort());
     const networks = JSON.parse((await readPod(admin(), WORKLOADS, 'consumer')).metadata.annotations?.[annotations.networks] ?? '[]') as { name: string }[];
     expect(networks.map((entry) => entry.name).sort()).toEqual(created.map((shadow) => shadow.metadata.name).sort());
+  }, 120_000);
 
+  it('finishes, in the next process’s startup repair, a release the kubelet started before a crash', async () => {
+    // The chart's grant withdrawn: the release stops at the shadow DELETE, after Deleting is durable.
+    const chartBinding = await admin().get(resourceTypes.clusterRoleBinding, { name: 'dra-sriov-managed-networks' });
+    await admin().delete(resourceTypes.clusterRoleBinding, { name: 'dra-sriov-managed-networks' });
     peer = await node.register();
-    expect(await peer.send({ op: 'unprepare', claims: [claim] })).toMatchObject({ ok: true, result: { [claim.uid]: { error: '' } } });
-    expect(await shadows()).toEqual([]);
-    expect(node.checkpointClaims()).toEqual({});
+    const answer = await peer.send({ op: 'unprepare', claims: [claim] });
+    expect(answer).toMatchObject({ ok: true, result: { [claim.uid]: { error: expect.stringContaining('ApiForbidden') } } });
+    expect(phases()).toEqual(['Deleting', 'Deleting']);
+    await peer.close();
+    peer = undefined;
+    process_?.kill('SIGKILL');
+    await new Promise((resolve) => process_?.once('exit', resolve));
+    process_ = undefined;
+
+    const { metadata, roleRef, subjects } = chartBinding as KubeObject & { roleRef: unknown; subjects: unknown };
+    await admin().create(resourceTypes.clusterRoleBinding, { metadata: { name: metadata.name }, roleRef, subjects });
+    process_ = await launch('third');
+    await waitFor('the startup repair to finish the release', async () => Object.keys(node.checkpointClaims()).length === 0 && (await shadows()).length === 0, {
+      timeoutMs: 60_000,
+    });
+    const values = (await readPod(admin(), WORKLOADS, 'consumer')).metadata.annotations ?? {};
+    expect([values[annotations.networks], values[annotations.managedNetworks]]).toEqual([undefined, undefined]);
     expect(fs.readdirSync(node.cdiRoot)).toEqual([]);
   }, 120_000);
 });

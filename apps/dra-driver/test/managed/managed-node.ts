@@ -144,6 +144,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
         await writeFileAtomic(file, data);
       },
     });
+    // Silent unless MANAGED_NODE_LOG names a pino level (e.g. warn), to see why a step failed.
     const logger = pino({ level: process.env['MANAGED_NODE_LOG'] ?? 'silent' });
     const devices = new DevicePreparer({
       nodeName: NODE,

@@ -4,6 +4,7 @@ import type { ClaimRecord, PreparedDevice as CheckpointedDevice } from '../check
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import type { VirtualFunction } from '../discovery/virtual-function.ts';
 import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
+import { withPhase } from '../managed/binding-records.ts';
 import type { PlannedBinding } from '../managed/planned-binding.ts';
 import { type CdiVf, cdiDeviceID, claimCdiDeviceName } from './cdi-spec.ts';
 import type { CdiSpecDirectory } from './cdi-spec-directory.ts';
@@ -140,12 +141,7 @@ export class DevicePreparer implements ClaimPreparer {
       await this.options.binder.restoreDriver(device.pciAddress, device.originalDriver);
     }
     await this.options.cdi.removeClaimSpec(ref.uid);
-    await checkpoint.updateClaim(ref.uid, (current) => ({
-      ...current,
-      devices: current.devices.map((device) =>
-        device.managedBinding === undefined ? device : { ...device, managedBinding: { ...device.managedBinding, phase: 'ReleaseComplete' as const } },
-      ),
-    }));
+    await checkpoint.updateClaim(ref.uid, (current) => withPhase(current, ['Deleting'], 'ReleaseComplete'));
     await this.options.cdi.syncPodSpec(record.pod.uid, podCdiAddresses(checkpoint.claimsOfPod(record.pod.uid)));
   }
 

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
-import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
 import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
@@ -109,12 +109,17 @@ export function metricValue(exposition: string, name: string): number | undefine
  * `config` as its opaque device configuration; kube-scheduler allocates it once a Pod uses it.
  */
 export async function createPairClaim(client: KubeClient, name: string, config: readonly Record<string, unknown>[] = []): Promise<KubeObject> {
-  await client.create(resourceTypes.deviceClass, {
-    apiVersion: 'resource.k8s.io/v1',
-    kind: 'DeviceClass',
-    metadata: { name: DRIVER_NAME },
-    spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
-  });
+  try {
+    await client.create(resourceTypes.deviceClass, {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: DRIVER_NAME },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }] },
+    });
+  } catch (error) {
+    // One class serves every claim of the test.
+    if (!isApiError(error, 'AlreadyExists')) throw error;
+  }
   return client.create(
     resourceTypes.resourceClaim,
     {

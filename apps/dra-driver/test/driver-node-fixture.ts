@@ -74,8 +74,11 @@ export async function startDriverNode(prefix: string, rbacTemplates: readonly st
       const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
       return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
     },
-    checkpointClaims: <T>() =>
-      (JSON.parse(fs.readFileSync(path.join(pluginsDir, DRIVER_NAME, 'checkpoint.json'), 'utf8')) as { claims: Record<string, T> }).claims,
+    checkpointClaims: <T>() => {
+      const file = path.join(pluginsDir, DRIVER_NAME, 'checkpoint.json');
+      // As the driver reads it: no file yet is an empty checkpoint.
+      return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { claims: Record<string, T> }).claims : {};
+    },
     registrationSocket,
     register: async () => {
       const peer = await KubeletPeer.start();

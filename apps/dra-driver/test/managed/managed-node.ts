@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from '@jest/globals';
 import { DRIVER_NAME, type DeviceAttributeValue, annotations, labels } from '@sriov-dra/contract';
 import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { type KubeClient, type KubeObject, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
@@ -380,4 +381,20 @@ export async function podSelections(
     registry: registry === undefined ? undefined : (JSON.parse(registry) as { entries: Record<string, unknown>[] }),
     resourceVersion: pod.metadata.resourceVersion,
   };
+}
+
+/**
+ * Starts one managed node for the calling spec file — source template rail-a (192.0.2.0/24) included —
+ * hands it to `ready` before the first test, and stops it after the last.
+ */
+export function useManagedNode(ready: (node: ManagedNode) => void): void {
+  let started: ManagedNode | undefined;
+  beforeAll(async () => {
+    started = await startManagedNode();
+    await createSource(started.admin, 'rail-a', '192.0.2.0/24');
+    ready(started);
+  }, 180_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
 }

@@ -2,7 +2,7 @@
 // wire: a real v1.36.3 API server (with the garbage collector), the driver's own RBAC, a fake sysfs served
 // by the kernel emulator, the checkpoint on disk. Every preparer is opened fresh over the same state
 // directory, as a restarted driver would be.
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, isSriovDraError } from '@sriov-dra/contract';
 import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
@@ -18,7 +18,7 @@ import {
   listShadows,
   podSelections,
   sourceConfig,
-  startManagedNode,
+  useManagedNode,
   vfConfig,
 } from './managed-node.ts';
 
@@ -27,14 +27,9 @@ const signal = new AbortController().signal;
 let host: ManagedNode;
 let admin: KubeClient;
 
-beforeAll(async () => {
-  host = await startManagedNode();
-  admin = host.admin;
-  await createSource(admin, 'rail-a', '192.0.2.0/24');
-}, 180_000);
-
-afterAll(async () => {
-  await host.stop();
+useManagedNode((started) => {
+  host = started;
+  admin = started.admin;
 });
 
 jest.setTimeout(60_000);

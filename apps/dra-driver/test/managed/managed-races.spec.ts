@@ -2,13 +2,13 @@
 // runtime runs them: each call under its claim's lock (KeyedLocks, as dra-service takes it), the
 // preparer taking the Pod's lock inside. Each scenario is repeated, since a race shows only sometimes;
 // every repetition must end in the one consistent state.
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { isSriovDraError } from '@sriov-dra/contract';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import type { ClaimRef } from '../../src/kubelet/claim-preparer.ts';
 import { KeyedLocks } from '../../src/kubelet/keyed-locks.ts';
 import type { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
-import { DEVICES, type ManagedNode, NS, createSource, createWorkload, podSelections, startManagedNode } from './managed-node.ts';
+import { DEVICES, type ManagedNode, NS, createWorkload, podSelections, useManagedNode } from './managed-node.ts';
 
 const signal = new AbortController().signal;
 const ROUNDS = 6;
@@ -16,14 +16,9 @@ const ROUNDS = 6;
 let host: ManagedNode;
 let admin: KubeClient;
 
-beforeAll(async () => {
-  host = await startManagedNode();
-  admin = host.admin;
-  await createSource(admin, 'rail-a', '192.0.2.0/24');
-}, 180_000);
-
-afterAll(async () => {
-  await host.stop();
+useManagedNode((started) => {
+  host = started;
+  admin = started.admin;
 });
 
 jest.setTimeout(120_000);

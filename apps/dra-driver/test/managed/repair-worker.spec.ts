@@ -3,7 +3,7 @@
 // alone, which releases it finishes, and where it must stop without releasing anything.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { DRIVER_NAME, annotations } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, contentTypes, resourceTypes } from '@sriov-dra/k8s';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
@@ -18,7 +18,7 @@ import {
   createSource,
   createWorkload,
   podSelections,
-  startManagedNode,
+  useManagedNode,
 } from './managed-node.ts';
 
 const signal = new AbortController().signal;
@@ -26,14 +26,9 @@ const signal = new AbortController().signal;
 let host: ManagedNode;
 let admin: KubeClient;
 
-beforeAll(async () => {
-  host = await startManagedNode();
-  admin = host.admin;
-  await createSource(admin, 'rail-a', '192.0.2.0/24');
-}, 180_000);
-
-afterAll(async () => {
-  await host.stop();
+useManagedNode((started) => {
+  host = started;
+  admin = started.admin;
 });
 
 jest.setTimeout(60_000);

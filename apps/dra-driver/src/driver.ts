@@ -105,6 +105,10 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
 
     const pluginDirectory = join(flags.kubeletPluginsDirectoryPath, DRIVER_NAME);
     await mkdir(pluginDirectory, { recursive: true });
+    // A write cut short by a crash leaves its temporary file; only this process writes here, and not yet.
+    const abandonedCheckpoints = await CheckpointStore.removeAbandonedWrites(pluginDirectory);
+    if (abandonedCheckpoints.length > 0)
+      logger.info({ dir: pluginDirectory, files: abandonedCheckpoints }, 'removed unfinished checkpoint writes of an earlier process');
     const checkpoint = await CheckpointStore.open({
       directory: pluginDirectory,
       write: (path, data) => metrics.time(metrics.checkpointWriteDuration, () => writeFileAtomic(path, data)),
@@ -210,12 +214,15 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
       logger.info({ port: server.port }, 'health endpoint serving /healthz, /readyz and /metrics');
     }
 
+    const cdi = new CdiSpecDirectory(flags.cdiRoot);
+    const abandonedSpecs = await cdi.removeAbandonedWrites();
+    if (abandonedSpecs.length > 0) logger.info({ dir: cdi.root, files: abandonedSpecs }, 'removed unfinished CDI spec writes of an earlier process');
     const devicePreparer = new DevicePreparer({
       nodeName: flags.nodeName,
       readClaim: (namespace, name, signal) => readResourceClaim(client, namespace, name, signal),
       vfsByDevice: () => new Map(scanner.state.inventory.virtualFunctions.map((vf) => [deviceNameOf(vf.pciAddress), vf])),
       binder: new DriverBinder({ sysfsRoot: flags.sysfsRoot }),
-      cdi: new CdiSpecDirectory(flags.cdiRoot),
+      cdi,
       checkpoint,
       sysfsRoot: flags.sysfsRoot,
       logger,

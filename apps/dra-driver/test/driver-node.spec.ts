@@ -163,7 +163,19 @@ describe('the node driver on a real control plane with the kubelet peer', () => 
     const writesBefore = node.emulator.writes.length;
     const claimVersion = (await admin().get(resourceTypes.resourceClaim, { namespace: WORKLOADS, name: CLAIM })).metadata.resourceVersion;
 
+    // What a process killed mid-write leaves: temporary files of the checkpoint and of a spec, beside
+    // another driver's in the shared CDI directory, which is not this driver's to remove.
+    const pluginDirectory = path.join(node.pluginsDir, DRIVER_NAME);
+    const abandoned = [
+      path.join(pluginDirectory, '.checkpoint.json.0123456789ab.tmp'),
+      path.join(node.cdiRoot, `.${DRIVER_NAME}-vf_${claim.uid}.json.0123456789ab.tmp`),
+    ];
+    const foreign = path.join(node.cdiRoot, '.gpu.example.com-gpu_x.json.0123456789ab.tmp');
+    for (const file of [...abandoned, foreign]) fs.writeFileSync(file, '{"cut":');
+
     driver = await start();
+    expect([...abandoned, foreign].map((file) => fs.existsSync(file))).toEqual([false, false, true]);
+    fs.rmSync(foreign);
     // The kubelet saw the registration socket go and come back: a new registration, as the kubelet's
     // plugin watcher does after a driver restart.
     await register();

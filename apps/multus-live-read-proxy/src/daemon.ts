@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { type HealthServer, KubeClient, type KubeClientOptions, startHealthServer } from '@sriov-dra/k8s';
+import { removeAbandonedWrites } from './cache/abandoned-writes.ts';
 import { type DaemonConfig, delegateBinDirs, effectiveNetConf, parseDaemonConfig } from './daemon-config.ts';
 import type { DaemonFlags } from './daemon-flags.ts';
 import { type EntryConfigWriter, startEntryConfigWriter } from './entry-config/entry-config-writer.ts';
@@ -73,6 +74,9 @@ function kubeClient(flags: DaemonFlags): KubeClient {
 export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
   const config = parseDaemonConfig(await readFile(flags.config), flags.config);
+  for (const { directory, files } of await removeAbandonedWrites(config, options.resultCacheDir)) {
+    logger.info({ dir: directory, files }, 'removed unfinished writes of an earlier process');
+  }
   // As upstream, before the socket serves; unlike upstream, a file that cannot be installed stops the start.
   const installed = config.multusConfigFile === 'auto' ? undefined : await installUserEntryConfig(config);
   if (installed !== undefined) {

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { removeFileDurably, writeFileAtomic } from './atomic-write.ts';
+import { removeAbandonedTemporaries, removeFileDurably, writeFileAtomic } from './atomic-write.ts';
 
 const MODULE = fileURLToPath(new URL('./atomic-write.ts', import.meta.url));
 
@@ -30,6 +30,37 @@ async function flushesOf(path: string, options: string): Promise<string[]> {
   const calls = (await readFile(trace, 'utf8')).split('\n').filter((line) => /\b(fsync|fdatasync|sync_file_range|syncfs)\(/.test(line));
   await rm(trace);
   return calls;
+}
+
+/**
+ * Runs writeFileAtomic in a process of its own that the kernel kills (SIGKILL, injected by strace) as it
+ * enters the rename: a crash with the bytes written and the target not yet replaced.
+ */
+function killedBeforeRename(path: string, data: string): void {
+  const script = `const { writeFileAtomic } = await import(${JSON.stringify(MODULE)}); await writeFileAtomic(${JSON.stringify(path)}, ${JSON.stringify(data)});`;
+  const renames = 'rename,renameat,renameat2';
+  expect(() =>
+    execFileSync(
+      'strace',
+      [
+        '-f',
+        '-qq',
+        '-o',
+        '/dev/null',
+        '-e',
+        `trace=${renames}`,
+        '-e',
+        `inject=${renames}:signal=SIGKILL`,
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      {
+        stdio: 'ignore',
+      },
+    ),
+  ).toThrow();
 }
 
 let directory: string;
@@ -91,5 +122,29 @@ describe('removeFileDurably', () => {
     await expect(removeFileDurably(path)).resolves.toBe(true);
     await expect(removeFileDurably(path)).resolves.toBe(false);
     expect(await readdir(directory)).toEqual([]);
+  });
+});
+
+describe('removeAbandonedTemporaries', () => {
+  it("removes what a killed writer left for the owner's targets, and nothing else", async () => {
+    const owned = join(directory, 'vendor-vf_claim.json');
+    await writeFileAtomic(owned, 'previous');
+    killedBeforeRename(owned, 'next');
+    killedBeforeRename(join(directory, 'other-driver_claim.json'), 'theirs');
+    await writeFile(join(directory, '.vendor-vf_notes.tmp'), 'not a temporary file of a write');
+    const left = (await readdir(directory)).sort();
+    expect(left.filter((name) => name.endsWith('.tmp'))).toHaveLength(3);
+
+    const removed = await removeAbandonedTemporaries(directory, (target) => target.startsWith('vendor-vf_'));
+
+    expect(removed).toHaveLength(1);
+    expect(removed[0]).toMatch(/^\.vendor-vf_claim\.json\./);
+    expect((await readdir(directory)).sort()).toEqual(left.filter((name) => !removed.includes(name)));
+    expect(await readFile(owned, 'utf8')).toBe('previous');
+    await expect(removeAbandonedTemporaries(directory, (target) => target.startsWith('vendor-vf_'))).resolves.toEqual([]);
+  }, 30_000);
+
+  it('finds nothing in a directory that does not exist', async () => {
+    await expect(removeAbandonedTemporaries(join(directory, 'missing'), () => true)).resolves.toEqual([]);
   });
 });

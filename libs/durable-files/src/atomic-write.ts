@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -44,6 +44,35 @@ export async function writeFileAtomic(
     throw error;
   }
   if (flush) await syncDirectory(directory);
+}
+
+/** `.<target>.<12 hex digits>.tmp`, the temporary name writeFileAtomic gives the bytes of <target>. */
+const TEMPORARY_NAME = /^\.(.+)\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Removes the temporary files that writers killed mid-write left in `directory`, for the targets `owns`
+ * accepts (a shared directory such as the CDI one also holds other writers' files), and returns their
+ * names. A live write's temporary file looks the same, so the owner calls this at startup, before it
+ * writes there. A missing directory holds nothing.
+ */
+export async function removeAbandonedTemporaries(directory: string, owns: (target: string) => boolean): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
+  const abandoned = names.filter((name) => {
+    const target = TEMPORARY_NAME.exec(name)?.[1];
+    return target !== undefined && owns(target);
+  });
+  for (const name of abandoned)
+    await unlink(join(directory, name)).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  if (abandoned.length > 0) await syncDirectory(directory);
+  return abandoned.sort();
 }
 
 /** Removes a file durably. Returns false when it was already gone, which callers treat as success. */

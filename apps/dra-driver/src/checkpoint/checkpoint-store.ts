@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SriovDraError } from '@sriov-dra/contract';
-import { writeFileAtomic } from '@sriov-dra/durable-files';
+import { removeAbandonedTemporaries, writeFileAtomic } from '@sriov-dra/durable-files';
 import { type ClaimRecords, checkpointReadError, decodeCheckpoint, encodeCheckpoint } from './checkpoint-codec.ts';
 import { type ClaimRecord, claimRecordSchema } from './checkpoint-record.ts';
 
@@ -47,6 +47,15 @@ export class CheckpointStore {
     }
     const records = text === undefined ? new Map<string, ClaimRecord>() : decodeCheckpoint(text, file);
     return new CheckpointStore(file, records, options.write ?? writeFileAtomic);
+  }
+
+  /**
+   * Removes the temporary files of checkpoint writes a killed process left in `directory`, and returns
+   * their names. Only the driver itself calls this, at startup before its first write: a reader such as
+   * the admin CLI would remove a running driver's write in flight.
+   */
+  static removeAbandonedWrites(directory: string): Promise<string[]> {
+    return removeAbandonedTemporaries(directory, (target) => target === CHECKPOINT_FILE_NAME);
   }
 
   get(claimUID: string): ClaimRecord | undefined {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
-import { type CdiVf, cdiDeviceID, cdiSpecFileName, claimCdiSpec, podCdiSpec } from './cdi-spec.ts';
+import { removeAbandonedTemporaries, removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
+import { type CdiVf, cdiDeviceID, cdiSpecFileName, claimCdiSpec, isCdiSpecFileName, podCdiSpec } from './cdi-spec.ts';
 import { HostOperationError, describeCause } from './host-operation-error.ts';
 
 /**
@@ -43,6 +43,14 @@ export class CdiSpecDirectory {
     const spec = podCdiSpec(podUID, pciAddresses);
     await this.writeSpec(podUID, JSON.stringify(spec, null, 2));
     return cdiDeviceID(podUID);
+  }
+
+  /**
+   * Removes the temporary files of spec writes a killed process left behind, and returns their names.
+   * Runs at startup, before this process writes a spec; other drivers' files are left alone.
+   */
+  removeAbandonedWrites(): Promise<string[]> {
+    return removeAbandonedTemporaries(this.root, isCdiSpecFileName);
   }
 
   specPath(uid: string): string {

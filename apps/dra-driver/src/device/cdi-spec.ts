@@ -42,9 +42,16 @@ export interface CdiVf {
   readonly vhost: boolean;
 }
 
+const CDI_SPEC_FILE_PREFIX = `${DRIVER_NAME}-${CDI_CLASS}_`;
+
 /** The transient spec file of one claim or Pod, named as the CDI cache names transient specs. */
 export function cdiSpecFileName(uid: string): string {
-  return `${DRIVER_NAME}-${CDI_CLASS}_${uid}.json`;
+  return `${CDI_SPEC_FILE_PREFIX}${uid}.json`;
+}
+
+/** Whether a file in the shared CDI directory is one of this driver's specs (other drivers write there too). */
+export function isCdiSpecFileName(name: string): boolean {
+  return name.startsWith(CDI_SPEC_FILE_PREFIX);
 }
 
 export function cdiDeviceID(name: string): string {

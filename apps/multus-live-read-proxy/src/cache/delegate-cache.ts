@@ -16,8 +16,13 @@ import { removeFileDurably, writeFileAtomic } from '@sriov-dra/durable-files';
 // CNI spec: a container ID is [a-zA-Z0-9][a-zA-Z0-9_.-]*, which also keeps it one path component.
 const CONTAINER_ID = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
+/** Whether a name in the cache directory is a container's delegate cache (the directory also holds results/). */
+export function isContainerID(name: string): boolean {
+  return CONTAINER_ID.test(name);
+}
+
 export function delegateCachePath(cniDir: string, containerID: string): string {
-  if (!CONTAINER_ID.test(containerID)) {
+  if (!isContainerID(containerID)) {
     throw new DelegateCacheError('InvalidContainerID', JSON.stringify(containerID), 'not a CNI container ID');
   }
   return join(cniDir, containerID);

@@ -104,7 +104,7 @@ async function openNode(context: Context, name: string): Promise<{ preparer: Man
       driverName: DRIVER_NAME,
       devices,
       podLocks,
-      eligible: () => eligible,
+      eligible: () => Promise.resolve(eligible),
       pciOf: (device) => context.pciOf.get(device),
     }),
     repair: new RepairWorker({

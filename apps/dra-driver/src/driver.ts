@@ -235,7 +235,7 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
           node: { name: flags.nodeName, uid: node.metadata.uid },
           driverName: DRIVER_NAME,
           devices: devicePreparer,
-          eligible: () => publication.eligibleDevices(),
+          eligible: (signal) => publication.eligibleDevices(signal),
           pciOf: (device) => scanner.state.inventory.virtualFunctions.find((vf) => deviceNameOf(vf.pciAddress) === device)?.pciAddress,
           metrics,
           events,

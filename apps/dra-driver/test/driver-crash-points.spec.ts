@@ -5,20 +5,19 @@
 // Ready, or anywhere in the release — the repeated call must succeed and leave exactly the expected state:
 // after prepare, two protected shadows recorded Ready and on the Pod; after unprepare, nothing at all.
 // Needs the peer binary: tools/control-plane/build-binaries.sh kubelet-peer.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
 import { terminateChild, waitFor } from '@sriov-dra/k8s/testing';
 import { createClaimConsumer } from './claim-consumer.ts';
 import { type DriverNode, NODE, WORKLOADS, createPairClaim, publishTemplate, startDriverNode } from './driver-node-fixture.ts';
+import { killDriver, launchDriver } from './driver-process.ts';
 import type { KubeletPeer } from './kubelet-peer.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}';
 /** Kill delays after the kubelet's call was sent; a managed prepare or release takes some tens of milliseconds here. */
 const KILL_AFTER_MS = [0, 5, 10, 15, 20, 30, 45, 70];
@@ -35,31 +34,17 @@ describe('managed prepare and unprepare killed at any moment', () => {
   let starts = 0;
 
   const admin = () => node.cp.adminClient;
-  /** A new driver process, ready once its log says the kubelet sockets are served (a killed one's files may linger). */
+  /** A new driver process on the same directories, registered with a new kubelet peer. */
   const launch = async (): Promise<void> => {
     starts += 1;
-    const file = path.join(node.dir, `driver-${starts}.log`);
-    const log = fs.openSync(file, 'w');
     const argv = [...node.baseArgv, '--configuration-mode', 'MULTUS', '--multus-auto-attach=true'];
-    const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...argv], { stdio: ['ignore', log, log] });
-    fs.closeSync(log);
-    driver = child;
-    await waitFor('the kubelet plugin to serve', () => Promise.resolve(fs.readFileSync(file, 'utf8').includes('kubelet plugin serving')), {
-      timeoutMs: 60_000,
-      alive: () => child.exitCode === null,
-      describe: () => fs.readFileSync(file, 'utf8'),
-    });
+    driver = await launchDriver(argv, path.join(node.dir, `driver-${starts}.log`));
     peer = await node.register();
   };
   /** SIGKILL first: closing the kubelet peer first would wait for the call in flight. */
   const kill = async (): Promise<void> => {
-    const child = driver;
+    if (driver !== undefined) await killDriver(driver);
     driver = undefined;
-    if (child !== undefined && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
     await peer?.close();
     peer = undefined;
   };

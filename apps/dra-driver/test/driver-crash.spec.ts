@@ -6,10 +6,9 @@
 // shadows created; the finalizer removal refused after ReleaseComplete. Real control plane with
 // kube-scheduler, fake sysfs, and the kubelet's own Go code on the sockets.
 // Needs the peer binary: tools/control-plane/build-binaries.sh kubelet-peer.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
@@ -17,9 +16,9 @@ import { terminateChild, waitFor } from '@sriov-dra/k8s/testing';
 import { createClaimConsumer } from './claim-consumer.ts';
 import { applyDriverRbac } from './driver-identity.ts';
 import { type DriverNode, NAMESPACE, NODE, WORKLOADS, createPairClaim, publishTemplate, startDriverNode } from './driver-node-fixture.ts';
+import { killDriver, launchDriver } from './driver-process.ts';
 import type { KubeletPeer } from './kubelet-peer.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}';
 
 /** The driver's managed-network permissions, reduced for one row at a time; the chart's grant is withdrawn meanwhile. */
@@ -46,25 +45,13 @@ describe('a managed prepare interrupted by a crash of the driver process', () =>
 
   const admin = () => node.cp.adminClient;
   const argv = () => [...node.baseArgv, '--configuration-mode', 'MULTUS', '--multus-auto-attach=true'];
-  /** The driver as the DaemonSet runs it; its log goes to a file of its own per start. */
-  const launch = async (name: string): Promise<ChildProcess> => {
-    const log = fs.openSync(path.join(node.dir, `${name}.log`), 'w');
-    const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...argv()], { stdio: ['ignore', log, log] });
-    fs.closeSync(log);
-    await waitFor(`${name} to serve the kubelet sockets`, () => Promise.resolve(fs.existsSync(node.registrationSocket)), {
-      timeoutMs: 60_000,
-      alive: () => child.exitCode === null,
-      describe: () => fs.readFileSync(path.join(node.dir, `${name}.log`), 'utf8'),
-    });
-    return child;
-  };
+  const launch = (name: string): Promise<ChildProcess> => launchDriver(argv(), path.join(node.dir, `${name}.log`));
   const shadows = async (): Promise<KubeObject[]> =>
     (await admin().list(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, labelSelector: labels.managedBy })).items;
   const crash = async (): Promise<void> => {
     await peer?.close();
     peer = undefined;
-    process_?.kill('SIGKILL');
-    await new Promise((resolve) => process_?.once('exit', resolve));
+    if (process_ !== undefined) await killDriver(process_);
     process_ = undefined;
   };
   let chartBinding: Record<string, unknown> | undefined;

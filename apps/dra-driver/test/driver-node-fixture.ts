@@ -154,18 +154,23 @@ export async function publishTemplate(client: KubeClient, name: string, config: 
     { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name }, spec: { config } },
     { namespace: WORKLOADS },
   );
-  const attributes = { [NAD_NAME_ATTRIBUTE]: { string: name } };
+  await publishEveryVf(client, NAMESPACE, name);
+  return source;
+}
+
+/** The policy in the driver's `namespace` that publishes every VF with a reference to source template `template`. */
+export async function publishEveryVf(client: KubeClient, namespace: string, template: string): Promise<void> {
+  const attributes = { [NAD_NAME_ATTRIBUTE]: { string: template } };
   await client.create(
     resourceTypes.deviceAttributes,
-    { apiVersion: DRIVER_API_VERSION, kind: 'DeviceAttributes', metadata: { name, labels: { template: name } }, spec: { attributes } },
-    { namespace: NAMESPACE },
+    { apiVersion: DRIVER_API_VERSION, kind: 'DeviceAttributes', metadata: { name: template, labels: { template } }, spec: { attributes } },
+    { namespace },
   );
   // One config without filters selects every VF and gives each the attributes of the objects it selects.
-  const spec = { configs: [{ deviceAttributesSelector: { matchLabels: { template: name } } }] };
+  const spec = { configs: [{ deviceAttributesSelector: { matchLabels: { template } } }] };
   await client.create(
     resourceTypes.sriovResourcePolicy,
     { apiVersion: DRIVER_API_VERSION, kind: 'SriovResourcePolicy', metadata: { name: 'all-vfs' }, spec },
-    { namespace: NAMESPACE },
+    { namespace },
   );
-  return source;
 }

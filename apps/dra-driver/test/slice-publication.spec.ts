@@ -3,6 +3,7 @@
 // rewrites the pool once under the next generation, more than 128 devices make two slices, an
 // unresolved selector or a device over the attribute budget withholds those devices (a Warning Event on
 // the Node names them) while the rest still publish, and kube-scheduler allocates two VFs on one PCIe root.
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
 import { type ApiRequest, EventRecorder, KubeClient, type KubeObject, contentTypes, readPod, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
@@ -76,6 +77,9 @@ describe('ResourceSlice publication on a real control plane', () => {
   const passes: PublishResult[] = [];
   const stop = new AbortController();
   let running: Promise<void> | undefined;
+  let beforeFirstPass: Promise<ReadonlyMap<string, unknown>>;
+  let abandonedWait: Promise<unknown>;
+  let pendingUntilRun = false;
 
   const admin = (): KubeClient => cp.adminClient;
   const slices = async (): Promise<StoredSlice[]> =>
@@ -110,6 +114,17 @@ describe('ResourceSlice publication on a real control plane', () => {
       events,
       onPass: (_resolution, result) => passes.push(result),
     });
+    // A managed prepare asking before the first pass waits for it, unless the kubelet gives up first.
+    let settled = false;
+    beforeFirstPass = publication.eligibleDevices(AbortSignal.timeout(60_000)).finally(() => {
+      settled = true;
+    });
+    const abandoned = new AbortController();
+    abandonedWait = publication.eligibleDevices(abandoned.signal);
+    abandonedWait.catch(() => undefined);
+    abandoned.abort(new Error('the kubelet gave up'));
+    await delay(100);
+    pendingUntilRun = !settled;
     running = publication.run(stop.signal);
   }, 180_000);
 
@@ -120,6 +135,12 @@ describe('ResourceSlice publication on a real control plane', () => {
     client.close();
     await cp.stop();
   }, 60_000);
+
+  it('answers what is eligible only once a pass has succeeded', async () => {
+    expect(pendingUntilRun).toBe(true);
+    await expect(abandonedWait).rejects.toThrow('the kubelet gave up');
+    expect(await beforeFirstPass).toEqual(new Map());
+  });
 
   it('publishes nothing before a policy selects devices', async () => {
     await publication.sync();
@@ -171,7 +192,7 @@ describe('ResourceSlice publication on a real control plane', () => {
     await publication.sync();
     expect(client.sliceWrites).toBe(1);
     // What prepare will check an allocation against: the published devices and their template reference.
-    const eligible = publication.eligibleDevices();
+    const eligible = await publication.eligibleDevices(AbortSignal.timeout(1000));
     expect([...eligible.keys()].sort()).toEqual((await deviceNames()).sort());
     expect(eligible.get(devices[0]?.name ?? '')?.nadReference).toEqual({ name: 'rail-a-net', namespace: null });
   }, 60_000);
@@ -229,7 +250,8 @@ describe('ResourceSlice publication on a real control plane', () => {
     const published = new Set(await deviceNames());
     expect(namesOn('ens1f0').some((name) => published.has(name))).toBe(false);
     await publication.sync();
-    expect(namesOn('ens1f0').some((name) => publication.eligibleDevices().has(name))).toBe(false);
+    const eligibleNow = await publication.eligibleDevices(AbortSignal.timeout(1000));
+    expect(namesOn('ens1f0').some((name) => eligibleNow.has(name))).toBe(false);
     await waitFor('the Node warned', async () => (await nodeWarnings('InvalidSriovResourcePolicy')).length > 0, { timeoutMs: 30_000 });
     const [warning, ...others] = await nodeWarnings('InvalidSriovResourcePolicy');
     expect(others).toEqual([]);
@@ -301,7 +323,8 @@ describe('ResourceSlice publication on a real control plane', () => {
     const published = new Set(await deviceNames());
     expect(namesOn('ens1f0').some((name) => published.has(name))).toBe(false);
     await publication.sync();
-    expect(namesOn('ens1f0').some((name) => publication.eligibleDevices().has(name))).toBe(false);
+    const eligibleNow = await publication.eligibleDevices(AbortSignal.timeout(1000));
+    expect(namesOn('ens1f0').some((name) => eligibleNow.has(name))).toBe(false);
     expect([...namesOn('ens1f1'), ...namesOn('ens2f0')].every((name) => published.has(name))).toBe(true);
     await waitFor('the Node warned', async () => (await nodeWarnings('AttributeBudgetExceeded')).length > 0, { timeoutMs: 30_000 });
     const notes = (await nodeWarnings('AttributeBudgetExceeded')).map((event) => event.note);

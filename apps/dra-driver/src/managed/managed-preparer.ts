@@ -16,7 +16,7 @@ export interface ManagedPreparerOptions extends BindingStore {
   readonly driverName: string;
   readonly devices: DevicePreparer;
   /** The devices of the last ResourceSlice publication, with the attributes the scheduler saw. */
-  eligible(): ReadonlyMap<string, { readonly attributes: Readonly<Record<string, DeviceAttributeValue>> }>;
+  eligible(signal: AbortSignal): Promise<ReadonlyMap<string, { readonly attributes: Readonly<Record<string, DeviceAttributeValue>> }>>;
   /** The VF behind a device name, from discovery. */
   pciOf(device: string): string | undefined;
   /** The per-Pod serialization of managed work; shared with the repair worker. */
@@ -92,7 +92,7 @@ export class ManagedPreparer implements ClaimPreparer {
       });
     }
     const resolvedAt = ++this.#sequence;
-    const eligible = options.eligible();
+    const eligible = await options.eligible(signal);
     // A recorded device stays the claim's even if a later policy change stopped publishing it.
     const devices = new Set([...eligible.keys(), ...(recorded === undefined ? [] : managedBindingsOf(recorded).map((binding) => binding.device))]);
     const consumer = await resolvePodForClaim(claim, {

@@ -47,6 +47,8 @@ export class SlicePublication {
   private readonly deviceAttributes: Informer<KubeObject>;
   private waiters: Waiter[] = [];
   private published: ReadonlyMap<string, EligibleDevice> = new Map();
+  private publishedOnce = false;
+  private firstPassWaiters: (() => void)[] = [];
 
   constructor(options: SlicePublicationOptions) {
     this.options = options;
@@ -58,16 +60,35 @@ export class SlicePublication {
     this.deviceAttributes = new Informer(options.client, resourceTypes.deviceAttributes, trigger, { namespace: options.namespace, onError: options.onError });
   }
 
-  /** Discovery reports a changed inventory. */
   /**
    * The devices of the last successful publication, by name, with the merged attributes they were
    * published with: what a managed prepare checks an allocated device against (§12.2.5 item 4), so a
-   * withdrawn device or mapping fails visibly instead of reaching another rail. Empty before the first.
+   * withdrawn device or mapping fails visibly instead of reaching another rail. Before the first
+   * successful pass this waits for it: the kubelet may call right after a restart, for devices the
+   * previous process published, and an empty answer would refuse them all. Rejects with the signal's
+   * reason if it aborts first.
    */
-  eligibleDevices(): ReadonlyMap<string, EligibleDevice> {
+  async eligibleDevices(signal: AbortSignal): Promise<ReadonlyMap<string, EligibleDevice>> {
+    if (!this.publishedOnce) {
+      const { promise, resolve, reject } = Promise.withResolvers<undefined>();
+      const onAbort = (): void => {
+        reject(signal.reason as Error);
+      };
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.firstPassWaiters.push(() => {
+        resolve(undefined);
+      });
+      try {
+        await promise;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    }
     return this.published;
   }
 
+  /** Discovery reports a changed inventory. */
   inventoryChanged(): void {
     this.queue.add(POOL);
   }
@@ -141,6 +162,10 @@ export class SlicePublication {
       this.queue.forget(key);
       // Replaced whole, after the write: a reader sees one pass's eligibility, never a mix of two.
       this.published = new Map(resolution.eligible.map((device) => [device.name, device]));
+      if (!this.publishedOnce) {
+        this.publishedOnce = true;
+        for (const resolve of this.firstPassWaiters.splice(0)) resolve();
+      }
       await this.report(resolution, { name: node.metadata.name, uid: node.metadata.uid });
       this.options.onPass?.(resolution, result);
       for (const waiter of waiters) waiter.resolve(result);

@@ -2,19 +2,21 @@
 // driver's own RBAC and the checkpoint on disk. Each row injects its fault the way it happens — a refused
 // write by RBAC, a failed checkpoint write, an object changed by someone else — then checks the whole node
 // state (checkpoint, shadows and finalizers, the Pod's selections, CDI specs, VF drivers) right after the
-// fault and again after the retry a kubelet or a restart makes. Every preparer is opened fresh over the same
-// state directory, as a restarted driver would be. No row may end with a leaked shadow, finalizer, Pod
-// entry, CDI spec or VF binding.
+// fault and again after the retry. The faulty attempt runs in this process, where a fault can be injected
+// into one write; every retry and release after it is a real restart: the driver as a process of its own
+// (main.ts) over the same state directory, its startup repair pass included, called by the kubelet's own
+// DRA client. No row may end with a leaked shadow, finalizer, Pod entry, CDI spec or VF binding.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
-import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
+import { waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { isHostOperationError } from '../../src/device/host-operation-error.ts';
-import type { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
 import {
   DEVICES,
+  type DriverProcess,
   INJECTED_WRITE_FAILURE,
   type ManagedNode,
   NAD_NAME_ATTRIBUTE,
@@ -123,8 +125,20 @@ async function shadowsWithoutUIDs(): Promise<{ row: Awaited<ReturnType<typeof wo
   return { row, created };
 }
 
-async function releaseAndCheck(preparer: ManagedPreparer, row: { name: string; ref: ReturnType<Workload['ref']> }): Promise<void> {
-  await preparer.unprepare(row.ref, signal);
+let driver: DriverProcess | undefined;
+
+/**
+ * The driver after a restart: a new process on the same state directory, started on first use in a
+ * test and stopped after it. Its startup repair pass runs before the kubelet's call reaches it.
+ */
+async function restarted(): Promise<DriverProcess> {
+  driver ??= await host.restart();
+  return driver;
+}
+
+/** The kubelet's unprepare on the restarted driver; the whole node must then be clean. */
+async function releaseThroughKubelet(row: { name: string; ref: ReturnType<Workload['ref']> }): Promise<void> {
+  expect(await (await restarted()).unprepare(row.ref)).toBe('');
   const state = await host.state(row.name);
   expect(withoutSelections(state)).toEqual(released());
   if (state.selections !== 'no Pod') expect(state.selections).toEqual({ networks: undefined, registry: [] });
@@ -145,6 +159,11 @@ beforeAll(async () => {
     { namespace: NS },
   );
 }, 180_000);
+
+afterEach(async () => {
+  await driver?.stop();
+  driver = undefined;
+});
 
 afterAll(async () => {
   await host.stop();
@@ -187,7 +206,7 @@ describe('prepare', () => {
     expect(error).toMatchObject({ message: INJECTED_WRITE_FAILURE });
     expect(await host.state(other.name)).toEqual(otherState);
     expect(await host.state('row-pending')).toEqual({ ...otherState, selections: { networks: undefined, registry: [] } });
-    await releaseAndCheck(await host.open(), other);
+    await releaseThroughKubelet(other);
   });
 
   it('keeps a Pending record when the shadow Create is forbidden, and goes forward on the retry', async () => {
@@ -202,9 +221,9 @@ describe('prepare', () => {
     ]);
     expect([state.shadows, state.selections]).toEqual([[], { networks: undefined, registry: [] }]);
 
-    await (await host.open()).prepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toBe('');
     expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('refuses an object someone else created under the shadow’s name, never touching it, and releases without it', async () => {
@@ -223,8 +242,8 @@ describe('prepare', () => {
       { namespace: NS },
     );
 
-    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowConflict');
-    await releaseAndCheck(await host.open(), row);
+    expect(await (await restarted()).prepare(row.ref)).toContain('ShadowConflict');
+    await releaseThroughKubelet(row);
     const after = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: first?.shadow ?? '' });
     expect([after.metadata.uid, after.metadata.resourceVersion]).toEqual([foreign.metadata.uid, foreign.metadata.resourceVersion]);
     await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: first?.shadow ?? '' });
@@ -232,13 +251,13 @@ describe('prepare', () => {
 
   it('adopts by identity and content, on the retry, the shadows whose UIDs could not be persisted', async () => {
     const { row, created } = await shadowsWithoutUIDs();
-    await (await host.open()).prepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toBe('');
     const state = await host.state(row.name);
     expect(state.bindings.map((binding) => [binding.phase, binding.shadowUID])).toEqual(
       state.bindings.map((binding) => ['Ready', created.get(binding.shadow ?? '')?.metadata.uid]),
     );
     expect(state.shadows.map((shadow) => shadow.uid).sort()).toEqual([...created.values()].map((shadow) => shadow.metadata.uid).sort());
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('adopts and releases, on unprepare, the shadows whose UIDs could not be persisted, even once orphaned from their Pod', async () => {
@@ -250,7 +269,7 @@ describe('prepare', () => {
       [{ op: 'remove', path: '/metadata/ownerReferences' }],
       contentTypes.jsonPatch,
     );
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('keeps the shadows and their UIDs when the Pod patch is forbidden, and finishes on the retry', async () => {
@@ -262,9 +281,9 @@ describe('prepare', () => {
     expect(state.shadows.map((shadow) => shadow.uid).sort()).toEqual(state.bindings.map((binding) => binding.shadowUID).sort());
     expect(state.selections).toEqual({ networks: undefined, registry: [] });
 
-    await (await host.open()).prepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toBe('');
     expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('releases everything of a Pod deleted before its selections were written', async () => {
@@ -272,8 +291,12 @@ describe('prepare', () => {
     const row = await workload();
     await failure((await host.open({ client: limited })).prepare(row.ref, signal));
     await admin.delete(resourceTypes.pod, { namespace: NS, name: row.name }, { gracePeriodSeconds: 0 });
-    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ConsumerMismatch');
-    await releaseAndCheck(await host.open(), row);
+    // kube-controller-manager's resourceclaim controller drops a deleted Pod's reservation.
+    await waitFor('the reservation dropped', async () => ((await readResourceClaim(admin, NS, row.ref.name)).status?.reservedFor ?? []).length === 0, {
+      timeoutMs: 30_000,
+    });
+    expect(await (await restarted()).prepare(row.ref)).toContain('InvalidClaimReservation');
+    await releaseThroughKubelet(row);
   });
 
   it('completes on the retry when Ready cannot be written, without writing the Pod again', async () => {
@@ -284,10 +307,10 @@ describe('prepare', () => {
     expect((selections.networks as unknown[]).length).toBe(2);
     expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Pending', 'Pending']);
 
-    await (await host.open()).prepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toBe('');
     expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
     expect((await podSelections(admin, row.name)).resourceVersion).toBe(selections.resourceVersion);
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 });
 
@@ -314,7 +337,7 @@ describe('unprepare', () => {
       ]);
       expect(stopped.selections).toEqual({ networks: undefined, registry: [] });
     }
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('retries a failed host release without going back on the API steps already done', async () => {
@@ -340,7 +363,7 @@ describe('unprepare', () => {
     expect(stopped.selections).toEqual({ networks: undefined, registry: [] });
     expect(host.driverOf(vf)).toBe('mlx5_core');
 
-    await (await host.open()).unprepare(ref, signal);
+    expect(await (await restarted()).unprepare(ref)).toBe('');
     expect(host.driverOf(vf)).toBeNull();
     await host.setDriver(vf, 'mlx5_core');
     expect(withoutSelections(await host.state('row-host'))).toEqual(released());
@@ -355,7 +378,7 @@ describe('unprepare', () => {
     expect(await failure(first.unprepare(row.ref, signal))).toMatchObject({ message: INJECTED_WRITE_FAILURE });
     const stopped = await host.state(row.name);
     expect([stopped.bindings.map((binding) => binding.phase), stopped.shadows]).toEqual([['ReleaseComplete', 'ReleaseComplete'], []]);
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('never repeats the host release when the finalizer removal is retried', async () => {
@@ -374,7 +397,7 @@ describe('unprepare', () => {
 
     // The VF is someone else's now: the retried release must leave it alone.
     await host.setDriver(vf, 'mlx5_core');
-    await (await host.open()).unprepare(ref, signal);
+    expect(await (await restarted()).unprepare(ref)).toBe('');
     expect(withoutSelections(await host.state('row-once'))).toEqual(released());
   });
 
@@ -408,8 +431,8 @@ describe('changes made by others', () => {
     await (await host.open()).prepare(row.ref, signal);
     const [shadow] = (await host.state(row.name)).shadows;
     await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
-    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowDeletionPending');
-    await releaseAndCheck(await host.open(), row);
+    expect(await (await restarted()).prepare(row.ref)).toContain('ShadowDeletionPending');
+    await releaseThroughKubelet(row);
   });
 
   it('recreates a shadow that is truly gone, forgetting its old UID first, and records the new one on the Pod', async () => {
@@ -417,7 +440,7 @@ describe('changes made by others', () => {
     await (await host.open()).prepare(row.ref, signal);
     const [shadow] = (await host.state(row.name)).shadows;
     await stripFinalizerAndDelete(shadow?.name ?? '');
-    await (await host.open()).prepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toBe('');
     const state = await host.state(row.name);
     const recreated = state.shadows.find((found) => found.name === shadow?.name);
     expect(recreated?.uid).not.toBe(shadow?.uid);
@@ -425,7 +448,7 @@ describe('changes made by others', () => {
     expect(state.selections === 'no Pod' ? [] : state.selections.registry.map((entry) => entry['uid']).sort()).toEqual(
       state.shadows.map((found) => found.uid).sort(),
     );
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('releases a claim whose shadow someone already removed altogether', async () => {
@@ -433,7 +456,7 @@ describe('changes made by others', () => {
     await (await host.open()).prepare(row.ref, signal);
     const [shadow] = (await host.state(row.name)).shadows;
     await stripFinalizerAndDelete(shadow?.name ?? '');
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('refuses an exact copy someone recreated under a recorded shadow’s name: the recorded UID is the proof', async () => {
@@ -445,8 +468,8 @@ describe('changes made by others', () => {
     const { name, namespace, labels, annotations: copied, ownerReferences, finalizers } = original.metadata;
     const metadata = { name, namespace, labels, annotations: copied, ownerReferences, finalizers };
     const copy = await admin.create(resourceTypes.networkAttachmentDefinition, { ...original, metadata }, { namespace: NS });
-    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowConflict');
-    await (await host.open()).unprepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toContain('ShadowConflict');
+    expect(await (await restarted()).unprepare(row.ref)).toBe('');
     // Not ours: left as it is, finalizer and all.
     const after = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
     expect([after.metadata.uid, after.metadata.resourceVersion]).toEqual([copy.metadata.uid, copy.metadata.resourceVersion]);
@@ -464,9 +487,9 @@ describe('changes made by others', () => {
       [{ op: 'remove', path: '/metadata/finalizers' }],
       contentTypes.jsonPatch,
     );
-    await (await host.open()).prepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toBe('');
     expect((await host.state(row.name)).shadows.find((found) => found.name === shadow?.name)).toEqual(shadow);
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('refuses a shadow whose content was edited, and still releases it', async () => {
@@ -479,8 +502,8 @@ describe('changes made by others', () => {
       { spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","deviceID":"0000:3b:00.7"}' } },
       contentTypes.mergePatch,
     );
-    expect(codeOf(await failure((await host.open()).prepare(row.ref, signal)))).toBe('ShadowConflict');
-    await releaseAndCheck(await host.open(), row);
+    expect(await (await restarted()).prepare(row.ref)).toContain('ShadowConflict');
+    await releaseThroughKubelet(row);
   });
 
   it('puts back the selections and registry when someone removed them from the Pod', async () => {
@@ -494,9 +517,9 @@ describe('changes made by others', () => {
       contentTypes.mergePatch,
     );
     expect(await podSelections(admin, row.name)).toMatchObject({ networks: undefined, registry: undefined });
-    await (await host.open()).prepare(row.ref, signal);
+    expect(await (await restarted()).prepare(row.ref)).toBe('');
     expect(await podSelections(admin, row.name)).toMatchObject({ networks: prepared.networks, registry: prepared.registry });
-    await releaseAndCheck(await host.open(), row);
+    await releaseThroughKubelet(row);
   });
 
   it('refuses to start on a corrupt checkpoint and leaves the file as it is', async () => {
@@ -504,7 +527,7 @@ describe('changes made by others', () => {
     const saved = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
     fs.writeFileSync(file, '{"version":1,"checksum":"00","claims":{}}\n');
     try {
-      expect(codeOf(await failure(host.open()))).toBe('CheckpointCorrupt');
+      await expect(host.restart()).rejects.toThrow(/CheckpointCorrupt/);
       expect(fs.readFileSync(file, 'utf8')).toBe('{"version":1,"checksum":"00","claims":{}}\n');
     } finally {
       if (saved === undefined) fs.rmSync(file);

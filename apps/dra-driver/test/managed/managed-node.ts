@@ -1,7 +1,9 @@
 // One node of managed attachment for tests: a real control plane, a fake sysfs with one ConnectX PF of
 // eight VFs served by the kernel emulator, a checkpoint and CDI directory, and ManagedPreparers that
 // authenticate as the driver with exactly the chart's ClusterRoles. `open` builds a fresh preparer over
-// the same state directory each time: a real restart loses every in-memory state the process had.
+// the same state directory, so a fault can be injected into one attempt; `restart` starts the driver as a
+// process of its own over the same directories, called by the kubelet's own code: the real restart.
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +19,7 @@ import {
   installCrds,
   renderChartTemplate,
   startControlPlane,
+  terminateChild,
 } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
 import { generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
@@ -32,10 +35,17 @@ import { createSysfs } from '../../src/discovery/sysfs.ts';
 import { KeyedLocks } from '../../src/kubelet/keyed-locks.ts';
 import { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
 import { RepairWorker } from '../../src/managed/repair-worker.ts';
+import { driverIdentity } from '../driver-identity.ts';
+import { publishEveryVf } from '../driver-node-fixture.ts';
+import { launchDriver } from '../driver-process.ts';
+import { KubeletPeer } from '../kubelet-peer.ts';
 
 export const NS = 'ai-workloads';
 export const NODE = 'worker-1';
 export const DRIVER_USER = 'sriov-dra-driver';
+/** Where a restarted driver process finds its policy, as the chart's namespace would hold it. */
+const DRIVER_NAMESPACE = 'dra-driver-sriov';
+const RBAC_TEMPLATES = ['driver-rbac.yaml', 'managed-networks-rbac.yaml'];
 export const NAD_NAME_ATTRIBUTE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
 /** The generator's first PF (ConnectX-6, mlx5_core VFs) is 0000:3b:00.0; its VFs follow from function 2, on to device 01. */
 export const VFS = ['0000:3b:00.2', '0000:3b:00.3', '0000:3b:00.4', '0000:3b:00.5', '0000:3b:00.6', '0000:3b:00.7', '0000:3b:01.0', '0000:3b:01.1'];
@@ -68,6 +78,21 @@ export interface NodeState {
   readonly drivers: readonly (string | null)[];
 }
 
+/** The driver as a process of its own, and the kubelet's calls to it. */
+export interface DriverProcess {
+  /** NodePrepareResources for one claim through the kubelet's DRA client: '' or the error the driver answered. */
+  prepare(ref: ClaimCall): Promise<string>;
+  unprepare(ref: ClaimCall): Promise<string>;
+  /** SIGTERM, then the kubelet side; another driver may open the state afterwards. */
+  stop(): Promise<void>;
+}
+
+export interface ClaimCall {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
 export interface ManagedNode {
   readonly cp: ControlPlane;
   readonly admin: KubeClient;
@@ -81,6 +106,12 @@ export interface ManagedNode {
   /** The fake sysfs tree the kernel emulator serves. */
   readonly sysfsRoot: string;
   open(options?: OpenOptions): Promise<ManagedPreparer>;
+  /**
+   * Starts the driver process (main.ts, --multus-auto-attach) on this node's directories with the chart's
+   * permissions, registered with the kubelet's code. Its startup repair pass runs before it serves. One
+   * at a time, and no `open` while it runs: two drivers must never share the state.
+   */
+  restart(): Promise<DriverProcess>;
   /** The repair worker of a freshly started driver (not started: tests run its passes). */
   repairWorker(options?: OpenOptions): Promise<RepairWorker>;
   /** The kernel driver bound to a VF now, read from sysfs. */
@@ -106,20 +137,25 @@ export async function startManagedNode(): Promise<ManagedNode> {
   await createNamespace(admin, NS);
   const nodeObject = await createReadyNode(admin, NODE);
   const node = { name: NODE, uid: nodeObject.metadata.uid };
-  for (const template of ['driver-rbac.yaml', 'managed-networks-rbac.yaml']) {
-    for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace: 'dra-driver-sriov' })) {
-      if (object['kind'] === 'ClusterRole') await admin.create(resourceTypes.clusterRole, object);
-      if (object['kind'] === 'ClusterRoleBinding') {
-        await admin.create(resourceTypes.clusterRoleBinding, {
-          ...object,
-          subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: DRIVER_USER }],
-        });
-      }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'managed-node-'));
+  // The restarted process runs as the DaemonSet's ServiceAccount; the in-process preparers as a user
+  // bound to the same ClusterRoles, so the audit log tells their requests apart.
+  await createNamespace(admin, DRIVER_NAMESPACE);
+  const kubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'), { namespace: DRIVER_NAMESPACE, node: NODE }, RBAC_TEMPLATES);
+  for (const template of RBAC_TEMPLATES) {
+    for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace: DRIVER_NAMESPACE })) {
+      if (object['kind'] !== 'ClusterRoleBinding') continue;
+      const { name } = object['metadata'] as { name: string };
+      await admin.create(resourceTypes.clusterRoleBinding, {
+        ...object,
+        metadata: { name: `${name}-user` },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: DRIVER_USER }],
+      });
     }
   }
+  await publishEveryVf(admin, DRIVER_NAMESPACE, 'rail-a');
   const driver = cp.clientFor(DRIVER_USER);
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'managed-node-'));
   const sysfsRoot = path.join(dir, 'sys');
   generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 1, vfsPerPf: VFS.length }));
   const emulator: KernelEmulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
@@ -132,10 +168,14 @@ export async function startManagedNode(): Promise<ManagedNode> {
   const pluginsDir = path.join(dir, 'plugins');
   const pluginDir = path.join(pluginsDir, DRIVER_NAME);
   const cdiRoot = path.join(dir, 'cdi');
+  const registrarDir = path.join(dir, 'plugins_registry');
   fs.mkdirSync(pluginDir, { recursive: true });
   fs.mkdirSync(cdiRoot);
+  let running: ChildProcess | undefined;
+  let starts = 0;
 
   const start = async (options: OpenOptions): Promise<{ preparer: ManagedPreparer; repair: RepairWorker }> => {
+    if (running !== undefined) throw new Error('the driver process is running: stop it before opening its state');
     const client = options.client ?? driver;
     const { failWrite } = options;
     const checkpoint = await CheckpointStore.open({
@@ -179,11 +219,13 @@ export async function startManagedNode(): Promise<ManagedNode> {
       devices,
       podLocks,
       eligible: () =>
-        new Map(
-          DEVICES.flatMap((device) => {
-            const attributes = attributesOf(device);
-            return attributes === undefined ? [] : [[device, { attributes }] as const];
-          }),
+        Promise.resolve(
+          new Map(
+            DEVICES.flatMap((device) => {
+              const attributes = attributesOf(device);
+              return attributes === undefined ? [] : [[device, { attributes }] as const];
+            }),
+          ),
         ),
       pciOf: (device) => vfs.get(device)?.pciAddress,
     });
@@ -204,6 +246,34 @@ export async function startManagedNode(): Promise<ManagedNode> {
     cdiRoot,
     sysfsRoot,
     open: async (options = {}) => (await start(options)).preparer,
+    restart: async () => {
+      if (running !== undefined) throw new Error('a driver process is running already');
+      starts += 1;
+      const argv = [
+        ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--namespace', DRIVER_NAMESPACE, '--sysfs-root', sysfsRoot, '--cdi-root', cdiRoot],
+        ...['--kubelet-plugins-directory-path', pluginsDir, '--kubelet-registrar-directory-path', registrarDir, '--healthcheck-port=-1'],
+        ...['--kube-api-qps', '100', '--kube-api-burst', '200', '--configuration-mode', 'MULTUS', '--multus-auto-attach=true'],
+      ];
+      const child = await launchDriver(argv, path.join(dir, `driver-${String(starts)}.log`));
+      running = child;
+      const peer = await KubeletPeer.start();
+      const registered = await peer.send({ op: 'register', socket: path.join(registrarDir, `${DRIVER_NAME}-reg.sock`) });
+      if (!registered.ok) throw new Error(`the kubelet could not register the driver: ${registered.error ?? ''}`);
+      const call = async (op: 'prepare' | 'unprepare', ref: ClaimCall): Promise<string> => {
+        const answer = await peer.send({ op, claims: [ref] });
+        if (!answer.ok) throw new Error(`the kubelet's ${op} call failed: ${answer.error ?? ''}`);
+        return (answer.result as Record<string, { error: string }>)[ref.uid]?.error ?? 'no result for the claim';
+      };
+      return {
+        prepare: (ref) => call('prepare', ref),
+        unprepare: (ref) => call('unprepare', ref),
+        stop: async () => {
+          await terminateChild(child);
+          await peer.close();
+          running = undefined;
+        },
+      };
+    },
     repairWorker: async (options = {}) => (await start(options)).repair,
     driverOf,
     setDriver: async (pci, driver) => {
@@ -257,6 +327,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
       };
     },
     stop: async () => {
+      if (running !== undefined) await terminateChild(running);
       await emulator.stop();
       await cp.stop();
       fs.rmSync(dir, { recursive: true, force: true });

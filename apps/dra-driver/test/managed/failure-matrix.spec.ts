@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
-import { type KubeClient, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
+import { type ApiRequest, KubeClient, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { isHostOperationError } from '../../src/device/host-operation-error.ts';
@@ -63,6 +63,33 @@ async function driverWithout(user: string, resource: 'pods' | 'network-attachmen
     subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
   });
   return host.cp.clientFor(user);
+}
+
+/**
+ * The driver's own identity, with another writer acting at one exact moment: right before the driver's
+ * first request that `when` matches, `write` runs against the real API server, so that request meets a
+ * changed object there. The answer the driver gets is the API server's own.
+ */
+class RacedClient extends KubeClient {
+  #pending: (() => Promise<unknown>) | undefined;
+  readonly #when: (request: ApiRequest) => boolean;
+  constructor(when: (request: ApiRequest) => boolean, write: () => Promise<unknown>) {
+    super(host.driver.config, { qps: 1_000, burst: 1_000 });
+    this.#when = when;
+    this.#pending = write;
+  }
+  /** Whether the other write has run. */
+  get raced(): boolean {
+    return this.#pending === undefined;
+  }
+  override async request(request: ApiRequest): Promise<unknown> {
+    const write = this.#pending;
+    if (write !== undefined && this.#when(request)) {
+      this.#pending = undefined;
+      await write();
+    }
+    return super.request(request);
+  }
 }
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -286,6 +313,39 @@ describe('prepare', () => {
     await releaseThroughKubelet(row);
   });
 
+  it('keeps what another writer put on the Pod between the driver’s read and its patch (422), on prepare and release', async () => {
+    const row = await workload();
+    const manual = { name: 'macvlan-net', interface: 'net9' };
+    const addManual = () =>
+      admin.patch(
+        resourceTypes.pod,
+        { namespace: NS, name: row.name },
+        { metadata: { annotations: { [annotations.networks]: JSON.stringify([manual]) } } },
+        contentTypes.mergePatch,
+      );
+    const podPatch = (request: ApiRequest): boolean => request.method === 'PATCH' && request.path.endsWith(`/pods/${row.name}`);
+    const raced = new RacedClient(podPatch, addManual);
+    const requests = await host.driverRequests(async () => (await host.open({ client: raced })).prepare(row.ref, signal));
+    expect(raced.raced).toBe(true);
+    // The resourceVersion test failed once (422); the re-read Pod was merged and written.
+    expect(requests['patch pods']).toBe(2);
+    const prepared = await host.state(row.name);
+    const networks = prepared.selections === 'no Pod' ? [] : (prepared.selections.networks as { name: string; interface?: string }[]);
+    expect(networks[0]).toEqual(manual);
+    expect(
+      networks
+        .slice(1)
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(prepared.shadows.map((shadow) => shadow.name).sort());
+    raced.close();
+
+    expect(await (await restarted()).unprepare(row.ref)).toBe('');
+    const state = await host.state(row.name);
+    expect(withoutSelections(state)).toEqual(released());
+    expect(state.selections).toEqual({ networks: [manual], registry: [] });
+  });
+
   it('releases everything of a Pod deleted before its selections were written', async () => {
     const limited = await driverWithout('no-pod-patch-2', 'pods', 'patch');
     const row = await workload();
@@ -399,6 +459,29 @@ describe('unprepare', () => {
     await host.setDriver(vf, 'mlx5_core');
     expect(await (await restarted()).unprepare(ref)).toBe('');
     expect(withoutSelections(await host.state('row-once'))).toEqual(released());
+  });
+
+  it('re-reads and retries its finalizer removal when another writer changed the Terminating shadow first (422)', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const [first] = (await host.state(row.name)).shadows;
+    // A label is what another writer may still change on a Terminating object (no new finalizers).
+    const relabel = () =>
+      admin.patch(
+        resourceTypes.networkAttachmentDefinition,
+        { namespace: NS, name: first?.name ?? '' },
+        { metadata: { labels: { 'example.com/audited': 'true' } } },
+        contentTypes.mergePatch,
+      );
+    const finalizerPatch = (request: ApiRequest): boolean =>
+      request.method === 'PATCH' && request.path.endsWith(`/network-attachment-definitions/${first?.name ?? ''}`);
+    const raced = new RacedClient(finalizerPatch, relabel);
+    const requests = await host.driverRequests(async () => (await host.open({ client: raced })).unprepare(row.ref, signal));
+    raced.close();
+    expect(raced.raced).toBe(true);
+    // One finalizer removal per shadow, and one more after the failed resourceVersion test.
+    expect(requests['patch network-attachment-definitions']).toBe(3);
+    expect(withoutSelections(await host.state(row.name))).toEqual(released());
   });
 
   it('removes only its own finalizer: a foreign one keeps the shadow Terminating', async () => {

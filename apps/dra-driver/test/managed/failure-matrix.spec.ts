@@ -11,11 +11,12 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
 import { type ApiRequest, KubeClient, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
-import { waitFor } from '@sriov-dra/k8s/testing';
+import { type TcpProxy, startTcpProxy, waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { isHostOperationError } from '../../src/device/host-operation-error.ts';
 import {
   DEVICES,
+  DRIVER_USER,
   type DriverProcess,
   INJECTED_WRITE_FAILURE,
   type ManagedNode,
@@ -66,29 +67,40 @@ async function driverWithout(user: string, resource: 'pods' | 'network-attachmen
 }
 
 /**
- * The driver's own identity, with another writer acting at one exact moment: right before the driver's
- * first request that `when` matches, `write` runs against the real API server, so that request meets a
- * changed object there. The answer the driver gets is the API server's own.
+ * The driver's own identity with something happening at one exact moment: right before the driver's first
+ * request that `when` matches, `act` runs — another writer changing the object on the real API server, or
+ * the network starting to hold the server's answers back. What the driver then gets is the API server's
+ * own answer, or its own deadline.
  */
-class RacedClient extends KubeClient {
-  #pending: (() => Promise<unknown>) | undefined;
+class ActingClient extends KubeClient {
+  #act: (() => unknown) | undefined;
   readonly #when: (request: ApiRequest) => boolean;
-  constructor(when: (request: ApiRequest) => boolean, write: () => Promise<unknown>) {
-    super(host.driver.config, { qps: 1_000, burst: 1_000 });
+  readonly #settled: (() => void) | undefined;
+  constructor(
+    when: (request: ApiRequest) => boolean,
+    act: () => unknown,
+    via: { readonly server?: string; readonly requestTimeoutMs?: number; readonly settled?: () => void } = {},
+  ) {
+    const config = via.server === undefined ? host.driver.config : KubeClient.fromKubeConfig(host.cp.kubeconfigFor(DRIVER_USER, { server: via.server })).config;
+    super(config, { qps: 1_000, burst: 1_000, ...(via.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: via.requestTimeoutMs }) });
     this.#when = when;
-    this.#pending = write;
+    this.#act = act;
+    this.#settled = via.settled;
   }
-  /** Whether the other write has run. */
-  get raced(): boolean {
-    return this.#pending === undefined;
+  /** Whether `act` has run. */
+  get acted(): boolean {
+    return this.#act === undefined;
   }
   override async request(request: ApiRequest): Promise<unknown> {
-    const write = this.#pending;
-    if (write !== undefined && this.#when(request)) {
-      this.#pending = undefined;
-      await write();
+    const act = this.#act;
+    if (act === undefined || !this.#when(request)) return super.request(request);
+    this.#act = undefined;
+    await act();
+    try {
+      return await super.request(request);
+    } finally {
+      this.#settled?.();
     }
-    return super.request(request);
   }
 }
 
@@ -313,6 +325,44 @@ describe('prepare', () => {
     await releaseThroughKubelet(row);
   });
 
+  it.each([
+    [
+      'the shadow Create',
+      (request: ApiRequest) => request.method === 'POST' && request.path.endsWith('/network-attachment-definitions'),
+      { 'create network-attachment-definitions': 2 },
+    ],
+    ['the Pod patch', (request: ApiRequest) => request.method === 'PATCH' && request.path.includes('/pods/'), { 'patch pods': 1, 'get pods': 2 }],
+  ] satisfies [string, (request: ApiRequest) => boolean, Record<string, number>][])(
+    // One more read than the happy path (the object the lost answer was about), and no write twice.
+    'goes on after the answer to %s never came (the client’s deadline), writing nothing twice',
+    async (_step, matches, writes) => {
+      const row = await workload();
+      const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(host.cp.server).port) });
+      let release: (() => void) | undefined;
+      // The server applies the request; its answer is held back until the client gives up on it. Then the
+      // connections flow again (the abandoned answer reaches no one), as after a brief network stall.
+      const client = new ActingClient(matches, () => (release = proxy.hold()), {
+        server: proxy.via(host.cp.server),
+        requestTimeoutMs: 1_500,
+        settled: () => release?.(),
+      });
+      try {
+        const requests = await host.driverRequests(async () => (await host.open({ client })).prepare(row.ref, signal));
+        expect(client.acted).toBe(true);
+        expect(requests).toMatchObject(writes);
+      } finally {
+        release?.();
+        client.close();
+        await proxy.close();
+      }
+      const state = await host.state(row.name);
+      expect(state.bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
+      expect(state.shadows.map((shadow) => shadow.uid).sort()).toEqual(state.bindings.map((binding) => binding.shadowUID).sort());
+      expect(state.selections === 'no Pod' ? [] : (state.selections.networks as unknown[])).toHaveLength(2);
+      await releaseThroughKubelet(row);
+    },
+  );
+
   it('keeps what another writer put on the Pod between the driver’s read and its patch (422), on prepare and release', async () => {
     const row = await workload();
     const manual = { name: 'macvlan-net', interface: 'net9' };
@@ -324,9 +374,9 @@ describe('prepare', () => {
         contentTypes.mergePatch,
       );
     const podPatch = (request: ApiRequest): boolean => request.method === 'PATCH' && request.path.endsWith(`/pods/${row.name}`);
-    const raced = new RacedClient(podPatch, addManual);
+    const raced = new ActingClient(podPatch, addManual);
     const requests = await host.driverRequests(async () => (await host.open({ client: raced })).prepare(row.ref, signal));
-    expect(raced.raced).toBe(true);
+    expect(raced.acted).toBe(true);
     // The resourceVersion test failed once (422); the re-read Pod was merged and written.
     expect(requests['patch pods']).toBe(2);
     const prepared = await host.state(row.name);
@@ -475,10 +525,10 @@ describe('unprepare', () => {
       );
     const finalizerPatch = (request: ApiRequest): boolean =>
       request.method === 'PATCH' && request.path.endsWith(`/network-attachment-definitions/${first?.name ?? ''}`);
-    const raced = new RacedClient(finalizerPatch, relabel);
+    const raced = new ActingClient(finalizerPatch, relabel);
     const requests = await host.driverRequests(async () => (await host.open({ client: raced })).unprepare(row.ref, signal));
     raced.close();
-    expect(raced.raced).toBe(true);
+    expect(raced.acted).toBe(true);
     // One finalizer removal per shadow, and one more after the failed resourceVersion test.
     expect(requests['patch network-attachment-definitions']).toBe(3);
     expect(withoutSelections(await host.state(row.name))).toEqual(released());

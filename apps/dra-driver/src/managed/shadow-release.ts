@@ -1,5 +1,16 @@
 import { ATTACHMENT_PROTECTION_FINALIZER, SriovDraError } from '@sriov-dra/contract';
-import { type FinalizerRemoval, type KubeClient, type KubeObject, isApiError, removeFinalizer, resourceTypes } from '@sriov-dra/k8s';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  type FinalizerRemoval,
+  type KubeClient,
+  type KubeObject,
+  backoffDelay,
+  conflictBackoff,
+  isApiError,
+  isTransient,
+  removeFinalizer,
+  resourceTypes,
+} from '@sriov-dra/k8s';
 import { z } from 'zod';
 
 /** The exact shadow a binding owns, as its checkpoint records it (UID observed at creation or adoption). */
@@ -19,13 +30,28 @@ const kubeObjectSchema = z.looseObject({
   metadata: z.looseObject({ name: z.string(), uid: z.string(), resourceVersion: z.string(), finalizers: z.array(z.string()).optional() }),
 });
 
+/** DELETEs sent in all when answers are lost or the API server is briefly unavailable. */
+const MAX_DELETE_ATTEMPTS = 3;
+
 /**
  * Asks for the owned shadow's deletion (§8.4 step 2), with a UID precondition so an object someone
  * recreated under the same name is never deleted in its place. The protection finalizer keeps the
  * shadow Terminating — readable by Multus's DEL path — until the release is durable. Returns whether the
- * shadow still exists (Terminating) or is already gone.
+ * shadow still exists (Terminating) or is already gone. A DELETE whose answer was lost is simply sent
+ * again: for a Terminating object it answers the object, for a removed one NotFound.
  */
 export async function requestShadowDeletion(client: KubeClient, shadow: OwnedShadow, signal?: AbortSignal): Promise<ShadowDeletion> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await deleteOnce(client, shadow, signal);
+    } catch (error) {
+      if (!isTransient(error) || attempt >= MAX_DELETE_ATTEMPTS) throw error;
+      await delay(backoffDelay(conflictBackoff, attempt), undefined, { signal });
+    }
+  }
+}
+
+async function deleteOnce(client: KubeClient, shadow: OwnedShadow, signal?: AbortSignal): Promise<ShadowDeletion> {
   try {
     const answered = await client.delete(resourceTypes.networkAttachmentDefinition, shadow, { uid: shadow.uid, signal });
     // A deletion a finalizer holds answers with the Terminating object; anything else (a Status, or the

@@ -511,6 +511,40 @@ describe('unprepare', () => {
     expect(withoutSelections(await host.state('row-once'))).toEqual(released());
   });
 
+  it.each([
+    // A lost DELETE is sent again (a Terminating shadow answers it the same); a lost finalizer removal is settled by a read.
+    ['the shadow DELETE', (request: ApiRequest) => request.method === 'DELETE' && request.path.includes('/network-attachment-definitions/'), [3, 2, 0]],
+    ['the finalizer removal', (request: ApiRequest) => request.method === 'PATCH' && request.path.includes('/network-attachment-definitions/'), [2, 2, 1]],
+  ] satisfies [string, (request: ApiRequest) => boolean, [number, number, number]][])(
+    'finishes the release after the answer to %s never came (the client’s deadline)',
+    async (_step, matches, counts) => {
+      const row = await workload();
+      await (await host.open()).prepare(row.ref, signal);
+      const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(host.cp.server).port) });
+      let release: (() => void) | undefined;
+      const client = new ActingClient(matches, () => (release = proxy.hold()), {
+        server: proxy.via(host.cp.server),
+        requestTimeoutMs: 1_500,
+        settled: () => release?.(),
+      });
+      try {
+        // An open connection to hold: the release's first request may well be the one held.
+        await client.get(resourceTypes.pod, { namespace: NS, name: row.name });
+        const requests = await host.driverRequests(async () => (await host.open({ client })).unprepare(row.ref, signal));
+        expect(client.acted).toBe(true);
+        // DELETEs, PATCHes and GETs of shadows: one of each write per shadow on the happy path, and no read.
+        const verbs = ['delete', 'patch', 'get'].map((verb) => requests[`${verb} network-attachment-definitions`] ?? 0);
+        expect(verbs).toEqual(counts);
+      } finally {
+        release?.();
+        client.close();
+        await proxy.close();
+      }
+      const state = await host.state(row.name);
+      expect(withoutSelections(state)).toEqual(released());
+    },
+  );
+
   it('re-reads and retries its finalizer removal when another writer changed the Terminating shadow first (422)', async () => {
     const row = await workload();
     await (await host.open()).prepare(row.ref, signal);

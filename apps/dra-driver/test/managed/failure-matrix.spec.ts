@@ -15,8 +15,8 @@ import { type TcpProxy, startTcpProxy, waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { isHostOperationError } from '../../src/device/host-operation-error.ts';
 import {
+  ActingClient,
   DEVICES,
-  DRIVER_USER,
   type DriverProcess,
   INJECTED_WRITE_FAILURE,
   type ManagedNode,
@@ -64,44 +64,6 @@ async function driverWithout(user: string, resource: 'pods' | 'network-attachmen
     subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
   });
   return host.cp.clientFor(user);
-}
-
-/**
- * The driver's own identity with something happening at one exact moment: right before the driver's first
- * request that `when` matches, `act` runs — another writer changing the object on the real API server, or
- * the network starting to hold the server's answers back. What the driver then gets is the API server's
- * own answer, or its own deadline.
- */
-class ActingClient extends KubeClient {
-  #act: (() => unknown) | undefined;
-  readonly #when: (request: ApiRequest) => boolean;
-  readonly #settled: (() => void) | undefined;
-  constructor(
-    when: (request: ApiRequest) => boolean,
-    act: () => unknown,
-    via: { readonly server?: string; readonly requestTimeoutMs?: number; readonly settled?: () => void } = {},
-  ) {
-    const config = via.server === undefined ? host.driver.config : KubeClient.fromKubeConfig(host.cp.kubeconfigFor(DRIVER_USER, { server: via.server })).config;
-    super(config, { qps: 1_000, burst: 1_000, ...(via.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: via.requestTimeoutMs }) });
-    this.#when = when;
-    this.#act = act;
-    this.#settled = via.settled;
-  }
-  /** Whether `act` has run. */
-  get acted(): boolean {
-    return this.#act === undefined;
-  }
-  override async request(request: ApiRequest): Promise<unknown> {
-    const act = this.#act;
-    if (act === undefined || !this.#when(request)) return super.request(request);
-    this.#act = undefined;
-    await act();
-    try {
-      return await super.request(request);
-    } finally {
-      this.#settled?.();
-    }
-  }
 }
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
@@ -341,7 +303,7 @@ describe('prepare', () => {
       let release: (() => void) | undefined;
       // The server applies the request; its answer is held back until the client gives up on it. Then the
       // connections flow again (the abandoned answer reaches no one), as after a brief network stall.
-      const client = new ActingClient(matches, () => (release = proxy.hold()), {
+      const client = new ActingClient(host, matches, () => (release = proxy.hold()), {
         server: proxy.via(host.cp.server),
         requestTimeoutMs: 1_500,
         settled: () => release?.(),
@@ -374,7 +336,7 @@ describe('prepare', () => {
         contentTypes.mergePatch,
       );
     const podPatch = (request: ApiRequest): boolean => request.method === 'PATCH' && request.path.endsWith(`/pods/${row.name}`);
-    const raced = new ActingClient(podPatch, addManual);
+    const raced = new ActingClient(host, podPatch, addManual);
     const requests = await host.driverRequests(async () => (await host.open({ client: raced })).prepare(row.ref, signal));
     expect(raced.acted).toBe(true);
     // The resourceVersion test failed once (422); the re-read Pod was merged and written.
@@ -522,7 +484,7 @@ describe('unprepare', () => {
       await (await host.open()).prepare(row.ref, signal);
       const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(host.cp.server).port) });
       let release: (() => void) | undefined;
-      const client = new ActingClient(matches, () => (release = proxy.hold()), {
+      const client = new ActingClient(host, matches, () => (release = proxy.hold()), {
         server: proxy.via(host.cp.server),
         requestTimeoutMs: 1_500,
         settled: () => release?.(),
@@ -559,7 +521,7 @@ describe('unprepare', () => {
       );
     const finalizerPatch = (request: ApiRequest): boolean =>
       request.method === 'PATCH' && request.path.endsWith(`/network-attachment-definitions/${first?.name ?? ''}`);
-    const raced = new ActingClient(finalizerPatch, relabel);
+    const raced = new ActingClient(host, finalizerPatch, relabel);
     const requests = await host.driverRequests(async () => (await host.open({ client: raced })).unprepare(row.ref, signal));
     raced.close();
     expect(raced.acted).toBe(true);

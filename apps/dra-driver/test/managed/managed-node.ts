@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from '@jest/globals';
 import { DRIVER_NAME, type DeviceAttributeValue, annotations, labels } from '@sriov-dra/contract';
 import { writeFileAtomic } from '@sriov-dra/durable-files';
-import { type KubeClient, type KubeObject, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
+import { type ApiRequest, KubeClient, type KubeObject, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   DRIVER_CHART_DIR,
@@ -333,6 +333,45 @@ export async function startManagedNode(): Promise<ManagedNode> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The driver's own identity with something happening at one exact moment: right before the driver's first
+ * request that `when` matches, `act` runs — another writer changing the object on the real API server, or
+ * the network starting to hold the server's answers back. What the driver then gets is the API server's
+ * own answer, or its own deadline.
+ */
+export class ActingClient extends KubeClient {
+  #act: (() => unknown) | undefined;
+  readonly #when: (request: ApiRequest) => boolean;
+  readonly #settled: (() => void) | undefined;
+  constructor(
+    node: Pick<ManagedNode, 'cp' | 'driver'>,
+    when: (request: ApiRequest) => boolean,
+    act: () => unknown,
+    via: { readonly server?: string; readonly requestTimeoutMs?: number; readonly settled?: () => void } = {},
+  ) {
+    const config = via.server === undefined ? node.driver.config : KubeClient.fromKubeConfig(node.cp.kubeconfigFor(DRIVER_USER, { server: via.server })).config;
+    super(config, { qps: 1_000, burst: 1_000, ...(via.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: via.requestTimeoutMs }) });
+    this.#when = when;
+    this.#act = act;
+    this.#settled = via.settled;
+  }
+  /** Whether `act` has run. */
+  get acted(): boolean {
+    return this.#act === undefined;
+  }
+  override async request(request: ApiRequest): Promise<unknown> {
+    const act = this.#act;
+    if (act === undefined || !this.#when(request)) return super.request(request);
+    this.#act = undefined;
+    await act();
+    try {
+      return await super.request(request);
+    } finally {
+      this.#settled?.();
+    }
+  }
 }
 
 /** A source template in the workloads namespace. */

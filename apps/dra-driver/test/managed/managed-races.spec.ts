@@ -2,13 +2,14 @@
 // runtime runs them: each call under its claim's lock (KeyedLocks, as dra-service takes it), the
 // preparer taking the Pod's lock inside. Each scenario is repeated, since a race shows only sometimes;
 // every repetition must end in the one consistent state.
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it, jest } from '@jest/globals';
 import { isSriovDraError } from '@sriov-dra/contract';
-import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
+import { type ApiRequest, type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import type { ClaimRef } from '../../src/kubelet/claim-preparer.ts';
 import { KeyedLocks } from '../../src/kubelet/keyed-locks.ts';
 import type { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
-import { DEVICES, type ManagedNode, NS, createWorkload, podSelections, useManagedNode } from './managed-node.ts';
+import { ActingClient, DEVICES, type ManagedNode, NS, createWorkload, podSelections, useManagedNode } from './managed-node.ts';
 
 const signal = new AbortController().signal;
 const ROUNDS = 6;
@@ -54,6 +55,35 @@ describe('managed races', () => {
       expect(await host.records()).toEqual([]);
       await admin.delete(resourceTypes.pod, { namespace: NS, name: pod }, { gracePeriodSeconds: 0 });
     }
+  });
+
+  it('a release started while another claim of the Pod is about to write the Pod waits for it: the released entries never come back', async () => {
+    const pod = 'slow-writer';
+    const workload = await createWorkload(admin, pod, { [`${pod}-a`]: [DEVICES[0] ?? ''], [`${pod}-b`]: [DEVICES[1] ?? ''] });
+    const [a, b] = [workload.ref(`${pod}-a`), workload.ref(`${pod}-b`)];
+    await (await host.open()).prepare(a, signal);
+    // b's selections are computed, its Pod patch about to go out; the patch is slow to leave. a's release
+    // begins meanwhile. Were it to run now, b's patch would meet a Pod a's release had just written,
+    // re-read it and merge b's earlier view back in — a's entries with it.
+    const aboutToPatch = Promise.withResolvers<undefined>();
+    const podPatch = (request: ApiRequest): boolean => request.method === 'PATCH' && request.path.endsWith(`/pods/${pod}`);
+    const client = new ActingClient(host, podPatch, async () => {
+      aboutToPatch.resolve(undefined);
+      await delay(1_000);
+    });
+    const calls = runtime(await host.open({ client }));
+    const prepared = calls.prepare(b);
+    await aboutToPatch.promise;
+    await Promise.all([calls.unprepare(a), prepared]);
+    client.close();
+
+    expect(await registryClaims(pod)).toEqual([b.uid]);
+    const state = await host.state(pod);
+    expect(state.bindings.map((binding) => [binding.claim, binding.phase])).toEqual([[`${pod}-b`, 'Ready']]);
+    const networks = (await podSelections(admin, pod)).networks as { name: string }[];
+    expect(networks.map((entry) => entry.name)).toEqual(state.shadows.map((shadow) => shadow.name));
+    await calls.unprepare(b);
+    expect(await host.records()).toEqual([]);
   });
 
   it('all claims of a Pod prepared at once get distinct interfaces, every one of them on the Pod', async () => {

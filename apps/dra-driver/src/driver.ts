@@ -249,6 +249,9 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
       repair = worker;
       worker.start();
       cleanups.push({ name: 'repair worker', run: () => worker.stop() });
+      const { nodeWatch } = managed;
+      nodeWatch.start();
+      cleanups.push({ name: 'node watch', run: () => nodeWatch.stop() });
     }
     const preparer = new MeteredPreparer(
       new ClaimDeviceStatusWriter(managed?.preparer ?? devicePreparer, {

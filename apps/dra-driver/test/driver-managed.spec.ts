@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, DRIVER_NAME, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, isApiError, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { waitFor } from '@sriov-dra/k8s/testing';
+import { createReadyNode, waitFor } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
@@ -32,7 +32,7 @@ import type { KubeletPeer } from './kubelet-peer.ts';
 
 const CLAIM = 'two-vfs';
 const POD = 'consumer';
-const STEPS = 6;
+const STEPS = 7;
 // 2 PFs on 2 PCIe roots × 4 VFs: PF 0000:3b:00.0 below pci0000:3a, PF 0000:87:00.0 below pci0000:86.
 const ALL_VFS = ['0000:3b:00.2', '0000:3b:00.3', '0000:3b:00.4', '0000:3b:00.5', '0000:87:00.2', '0000:87:00.3', '0000:87:00.4', '0000:87:00.5'];
 /** The two VFs kube-scheduler picks: the first two of root A, in the order of the allocation. */
@@ -278,4 +278,22 @@ describe('the node driver with managed attachment on a real control plane with t
     expect(await metric('sriov_dra_driver_unprepare_requests_total{result="ok"}')).toBe(1);
     finished += 1;
   }, 120_000);
+
+  it('refuses a managed prepare once its Node was deleted and re-created under the same name, read from its watch', async () => {
+    await admin().delete(resourceTypes.node, { name: NODE });
+    const replaced = await createReadyNode(admin(), NODE);
+    // The claim is still allocated and reserved for the Pod; only the node identity differs now.
+    await waitFor(
+      'the prepare to name the new Node',
+      async () => {
+        const answer = await peer?.send({ op: 'prepare', claims: [claim] });
+        const error = (answer?.result as Record<string, { error: string }> | undefined)?.[claim.uid]?.error ?? '';
+        return error.includes('ConsumerMismatch') && error.includes(`the Node has UID ${replaced.metadata.uid}`);
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(checkpointClaims()).toEqual({});
+    expect(await shadows()).toEqual([]);
+    finished += 1;
+  }, 60_000);
 });

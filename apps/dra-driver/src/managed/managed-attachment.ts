@@ -8,6 +8,7 @@ import type { DriverMetrics } from '../metrics.ts';
 import { managedBindingsOf } from './binding-records.ts';
 import { failureReason } from './failure-reason.ts';
 import { ManagedPreparer, type ManagedPreparerOptions } from './managed-preparer.ts';
+import { NodeWatch } from './node-watch.ts';
 import { RepairWorker } from './repair-worker.ts';
 
 export interface ManagedAttachmentOptions {
@@ -29,6 +30,8 @@ export interface ManagedAttachment {
   /** Shared with the kubelet plugin runtime, so repair and kubelet calls on one claim never overlap. */
   readonly claimLocks: KeyedLocks;
   readonly repair: RepairWorker;
+  /** The Node the preparer checks each claim's node identity against; started and stopped with the driver. */
+  readonly nodeWatch: NodeWatch;
 }
 
 /**
@@ -47,6 +50,9 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
     for (const [phase, value] of counts) metrics.managedBindings.set({ phase }, value);
   };
   const store = { client: options.client, checkpoint, nodeName: options.node.name };
+  const nodeWatch = new NodeWatch(options.client, options.node.name, (error) => {
+    logger.warn({ err: error }, 'watching the Node failed; retrying');
+  });
   const preparer = new ManagedPreparer({
     ...store,
     node: options.node,
@@ -54,6 +60,7 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
     devices: options.devices,
     eligible: options.eligible,
     pciOf: options.pciOf,
+    watchedNode: (signal) => nodeWatch.current(signal),
     podLocks,
     onPrepared: (ref, outcome) => {
       observeBindings();
@@ -105,5 +112,5 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
       if (result.repaired + result.released > 0) logger.info({ repaired: result.repaired, released: result.released }, 'repair pass changed bindings');
     },
   });
-  return { preparer, claimLocks, repair };
+  return { preparer, claimLocks, repair, nodeWatch };
 }

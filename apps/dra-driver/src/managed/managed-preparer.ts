@@ -9,7 +9,7 @@ import { type BindingStore, type ForwardOutcome, runForwardSequence } from './fo
 import { kubeConsumerReader } from './kube-consumer-reader.ts';
 import { planClaimBindings } from './pod-binding-plan.ts';
 import { type ReleaseOutcome, runReleaseSequence } from './release-sequence.ts';
-import { resolvePodForClaim } from './resolve-pod-for-claim.ts';
+import { type ConsumerReader, resolvePodForClaim } from './resolve-pod-for-claim.ts';
 
 export interface ManagedPreparerOptions extends BindingStore {
   readonly node: { readonly name: string; readonly uid: string };
@@ -19,6 +19,8 @@ export interface ManagedPreparerOptions extends BindingStore {
   eligible(signal: AbortSignal): Promise<ReadonlyMap<string, { readonly attributes: Readonly<Record<string, DeviceAttributeValue>> }>>;
   /** The VF behind a device name, from discovery. */
   pciOf(device: string): string | undefined;
+  /** This driver's Node as a watch sees it (NodeWatch); without one, each prepare reads it. */
+  readonly watchedNode?: (signal: AbortSignal) => Promise<unknown>;
   /** The per-Pod serialization of managed work; shared with the repair worker. */
   readonly podLocks: KeyedLocks;
   /** Observers of each completed sequence, for logs, Events and metrics. */
@@ -58,9 +60,14 @@ export class ManagedPreparer implements ClaimPreparer {
   readonly #writtenPods = new Map<string, { readonly pod: Pod; readonly sequence: number }>();
   #sequence = 0;
 
+  readonly #reader: ConsumerReader;
+
   constructor(options: ManagedPreparerOptions) {
     this.#options = options;
     this.#podLocks = options.podLocks;
+    const live = kubeConsumerReader(options.client);
+    const { watchedNode } = options;
+    this.#reader = watchedNode === undefined ? live : { ...live, node: (_name, signal) => watchedNode(signal ?? new AbortController().signal) };
   }
 
   async prepare(ref: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {
@@ -96,7 +103,7 @@ export class ManagedPreparer implements ClaimPreparer {
     // A recorded device stays the claim's even if a later policy change stopped publishing it.
     const devices = new Set([...eligible.keys(), ...(recorded === undefined ? [] : managedBindingsOf(recorded).map((binding) => binding.device))]);
     const consumer = await resolvePodForClaim(claim, {
-      reader: kubeConsumerReader(options.client),
+      reader: this.#reader,
       nodeName: options.node.name,
       nodeUID: options.node.uid,
       driverName: options.driverName,

@@ -651,13 +651,16 @@ describe('changes made by others', () => {
     await releaseThroughKubelet(row);
   });
 
-  it('refuses to start on a corrupt checkpoint and leaves the file as it is', async () => {
+  it.each([
+    ['a corrupt checkpoint', '{"version":1,"checksum":"00","claims":{}}\n', 'CheckpointCorrupt'],
+    ['a checkpoint of an unknown version', '{"version":2,"checksum":"00","claims":{"x":{}}}\n', 'UnsupportedCheckpointVersion'],
+  ])('refuses to start on %s and leaves the file as it is', async (_case, content, code) => {
     const file = path.join(host.pluginDir, 'checkpoint.json');
     const saved = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
-    fs.writeFileSync(file, '{"version":1,"checksum":"00","claims":{}}\n');
+    fs.writeFileSync(file, content);
     try {
-      await expect(host.restart()).rejects.toThrow(/CheckpointCorrupt/);
-      expect(fs.readFileSync(file, 'utf8')).toBe('{"version":1,"checksum":"00","claims":{}}\n');
+      await expect(host.restart()).rejects.toThrow(new RegExp(code));
+      expect(fs.readFileSync(file, 'utf8')).toBe(content);
     } finally {
       if (saved === undefined) fs.rmSync(file);
       else fs.writeFileSync(file, saved);

@@ -7,13 +7,14 @@
 #   $SRIOV_DRA_CACHE/kubelet-peer/bin    kubelet-peer: the kubelet's DRA plugin client for the wire tests
 #   $SRIOV_DRA_CACHE/multus/bin          upstream multus-shim and multus-daemon (thick mode) for the daemon's wire tests,
 #                                        and delegate-runner (upstream's libcni delegate calls, timed) for its benchmark
+#   $SRIOV_DRA_CACHE/helm/bin            Helm v4: the chart tests render, lint and install with it
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|all] (default all). `k8s` builds K8S_VERSION alone;
+# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|helm|all] (default all). `k8s` builds K8S_VERSION alone;
 # `all` also builds every release a test names explicitly (pinned_k8s_versions below). Environment:
 # K8S_VERSION (v1.36.3), ETCD_VERSION (for K8S_VERSION only; by default each release's pinned etcd),
-# CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION.
+# CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION, HELM_VERSION.
 set -euo pipefail
 
 what=${1:-all}
@@ -24,6 +25,7 @@ k8s_version=${K8S_VERSION:-v1.36.3}
 pinned_k8s_versions=(v1.36.3 v1.37.2)
 cni_plugins_version=${CNI_PLUGINS_VERSION:-v1.10.0}
 whereabouts_version=${WHEREABOUTS_VERSION:-v0.9.2}
+helm_version=${HELM_VERSION:-v4.3.1}
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 log() { printf '[build-binaries] %s\n' "$*" >&2; }
@@ -176,13 +178,29 @@ go=$(go env GOVERSION)"
   printf '%s\n' "$id" >"$out/stamp"
 }
 
+build_helm() {
+  local out=$cache/helm id="helm=$helm_version"
+  if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "Helm: cached in $out"; return; fi
+  mkdir -p "$work/helm" "$out/bin"
+  (
+    cd "$work/helm"
+    go mod init sriov-dra.invalid/helm-build >/dev/null 2>&1
+    go get "helm.sh/helm/v4@$helm_version" >/dev/null 2>&1
+    # The version `helm version` prints is otherwise only the minor release.
+    timed "Helm $helm_version" go build -trimpath -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$helm_version" \
+      -o "$out/bin/helm" helm.sh/helm/v4/cmd/helm
+  )
+  printf '%s' "$id" >"$out/stamp"
+}
+
 case $what in
   k8s) build_k8s "$k8s_version" "${ETCD_VERSION:-}" ;;
   cni) build_cni ;;
   peers) build_peers ;;
   kubelet-peer) build_kubelet_peer ;;
   multus) build_multus ;;
-  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_multus ;;
-  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus or all)" ;;
+  helm) build_helm ;;
+  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_multus; build_helm ;;
+  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus, helm or all)" ;;
 esac
 log "done: $cache"

@@ -61,3 +61,12 @@ export function multusBinaries(): MultusBinaries {
   }
   return binaries;
 }
+
+/** Helm v4 as tools/control-plane/build-binaries.sh built it; the error names the command that builds it. */
+export function helmBinary(): string {
+  const binary = join(cacheRoot(), 'helm', 'bin', 'helm');
+  if (!existsSync(binary) || !existsSync(join(cacheRoot(), 'helm', 'stamp'))) {
+    throw new Error(`Helm is missing (${binary}); build it with: tools/control-plane/build-binaries.sh helm`);
+  }
+  return binary;
+}

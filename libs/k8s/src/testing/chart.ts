@@ -1,43 +1,40 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse, parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from 'yaml';
+import { helmBinary } from './binaries.ts';
 
 /** The driver subchart of the umbrella chart. */
 export const DRIVER_CHART_DIR = fileURLToPath(new URL('../../../../charts/sriov-dra/charts/dra-driver/', import.meta.url));
 
 export interface ChartRelease {
   readonly namespace: string;
-  /** Overrides of the chart's values.yaml, merged key by key. */
+  /** Overrides of the chart's values.yaml, as `helm template --values` takes them. */
   readonly values?: Readonly<Record<string, unknown>>;
 }
 
-function merge(base: unknown, override: unknown): unknown {
-  if (typeof base !== 'object' || base === null || typeof override !== 'object' || override === null || Array.isArray(override)) return override;
-  const merged: Record<string, unknown> = { ...(base as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(override)) merged[key] = merge(merged[key], value);
-  return merged;
-}
-
-function lookup(root: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), root);
-}
-
 /**
- * Renders a chart template the way `helm template` would for the only constructs the chart's templates
- * use so far: `{{ .Values.<path> }}` and `{{ .Release.Namespace }}`, each a plain scalar. Anything else
- * between braces fails loudly, so a template that outgrows this renderer cannot be half-rendered into
- * a test.
+ * Renders one template of a chart with Helm itself (`helm template --show-only`), the way an install
+ * would render it into `release.namespace`, and returns its objects. Helm's own error (a template
+ * error, a values schema violation) is thrown as it printed it.
  */
 export function renderChartTemplate(chartDir: string, template: string, release: ChartRelease): Record<string, unknown>[] {
-  const values = merge(parse(readFileSync(`${chartDir}/values.yaml`, 'utf8')), release.values ?? {});
-  const text = readFileSync(`${chartDir}/templates/${template}`, 'utf8').replace(/\{\{-?\s*([^}]*?)\s*-?\}\}/g, (action: string, expression: string) => {
-    if (expression === '.Release.Namespace') return release.namespace;
-    const path = /^\.Values\.([A-Za-z0-9_.]+)$/.exec(expression)?.[1];
-    const value = path === undefined ? undefined : lookup(values, path);
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      throw new Error(`${template}: cannot render ${action}: only scalar .Values paths and .Release.Namespace are supported`);
-    }
-    return String(value);
-  });
-  return parseAllDocuments(text).map((document) => document.toJS() as Record<string, unknown>);
+  const dir = mkdtempSync(join(tmpdir(), 'chart-values-'));
+  try {
+    const values = join(dir, 'values.json');
+    // JSON is YAML: Helm reads the overrides as they are, with no quoting rules in between.
+    writeFileSync(values, JSON.stringify(release.values ?? {}));
+    const text = execFileSync(
+      helmBinary(),
+      ['template', 'release', chartDir, '--namespace', release.namespace, '--values', values, '--show-only', `templates/${template}`],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    return parseAllDocuments(text)
+      .map((document) => document.toJS() as Record<string, unknown> | null)
+      .filter((object) => object !== null);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

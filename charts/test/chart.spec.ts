@@ -1,0 +1,74 @@
+// The umbrella chart as Helm v4 itself reads it (built from the Go module proxy by
+// tools/control-plane/build-binaries.sh helm): lint, the values schema, and what an install renders.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import { helmBinary } from '@sriov-dra/k8s/testing';
+import { parseAllDocuments } from 'yaml';
+
+const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
+
+interface Rendered {
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly subjects?: readonly Record<string, unknown>[];
+}
+
+function helm(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(helmBinary(), args, { encoding: 'utf8' });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** `helm template` of the umbrella chart into `namespace`, as objects; fails the test on any Helm error. */
+function template(namespace: string, ...args: string[]): Rendered[] {
+  const run = helm('template', 'sriov-dra', CHART, '--namespace', namespace, ...args);
+  expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+  return parseAllDocuments(run.stdout)
+    .map((document) => document.toJS() as Rendered | null)
+    .filter((object) => object !== null);
+}
+
+describe('charts/sriov-dra under Helm v4', () => {
+  it('is the Helm release tools/ pins', () => {
+    expect(helm('version', '--template', '{{.Version}}').stdout).toBe('v4.3.1');
+  });
+
+  it('passes helm lint --strict, subcharts included', () => {
+    const run = helm('lint', '--strict', '--with-subcharts', CHART);
+    expect({ status: run.status, failed: run.stdout.split('\n').filter((line) => /\[(WARNING|ERROR)\]/.test(line)) }).toEqual({ status: 0, failed: [] });
+  });
+
+  it('installs the CRDs from crds/ and binds the driver roles to its ServiceAccount in the release namespace', () => {
+    const objects = template('infra', '--include-crds', '--set', 'dra-driver.serviceAccount.name=node-driver');
+    expect(
+      objects
+        .filter((object) => object.kind === 'CustomResourceDefinition')
+        .map((object) => object.metadata.name)
+        .sort(),
+    ).toEqual([
+      'deviceattributes.sriovnetwork.k8snetworkplumbingwg.io',
+      'network-attachment-definitions.k8s.cni.cncf.io',
+      'sriovnetworknodepolicies.sriovnetwork.openshift.io',
+      'sriovnetworknodestates.sriovnetwork.openshift.io',
+      'sriovnetworks.sriovnetwork.openshift.io',
+      'sriovresourcepolicies.sriovnetwork.k8snetworkplumbingwg.io',
+    ]);
+    const bindings = objects.filter((object) => object.kind === 'ClusterRoleBinding');
+    expect(bindings.map((binding) => binding.metadata.name).sort()).toEqual(['dra-sriov-driver', 'dra-sriov-managed-networks']);
+    for (const binding of bindings) expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }]);
+  });
+
+  it('renders nothing of a component switched off', () => {
+    expect(template('infra', '--set', 'dra-driver.enabled=false')).toEqual([]);
+  });
+
+  it.each([
+    ['a ServiceAccount name that is not a string', 'dra-driver.serviceAccount.name=5', "at '/serviceAccount/name': got number, want string"],
+    ['a ServiceAccount name Kubernetes would refuse', 'dra-driver.serviceAccount.name=Node_Driver', "at '/serviceAccount/name'"],
+    ['a misspelt key', 'dra-driver.serviceAccount.nmae=x', "additional properties 'nmae' not allowed"],
+  ])('refuses %s through the values schema, naming the field', (_case, value, message) => {
+    const run = helm('template', 'sriov-dra', CHART, '--set', value);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(message);
+  });
+});

@@ -58,6 +58,15 @@ describe('charts/sriov-dra under Helm v4', () => {
     for (const binding of bindings) expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }]);
   });
 
+  it('refuses managed shadow networks without Multus running the networks', () => {
+    const run = helm('template', 'sriov-dra', CHART, '--set', 'dra-driver.multusAutoAttach=true');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('multusAutoAttach needs configurationMode MULTUS');
+    expect(template('infra', '--set', 'dra-driver.multusAutoAttach=true', '--set', 'dra-driver.configurationMode=MULTUS').map((object) => object.kind)).toContain(
+      'DaemonSet',
+    );
+  });
+
   it('renders nothing of a component switched off', () => {
     expect(template('infra', '--set', 'dra-driver.enabled=false')).toEqual([]);
   });
@@ -66,6 +75,8 @@ describe('charts/sriov-dra under Helm v4', () => {
     ['a ServiceAccount name that is not a string', 'dra-driver.serviceAccount.name=5', "at '/serviceAccount/name': got number, want string"],
     ['a ServiceAccount name Kubernetes would refuse', 'dra-driver.serviceAccount.name=Node_Driver', "at '/serviceAccount/name'"],
     ['a misspelt key', 'dra-driver.serviceAccount.nmae=x', "additional properties 'nmae' not allowed"],
+    ['a configuration mode the driver does not know', 'dra-driver.configurationMode=multus', "at '/configurationMode'"],
+    ['a relative host path', 'dra-driver.host.kubeletDir=var/lib/kubelet', "at '/host/kubeletDir'"],
   ])('refuses %s through the values schema, naming the field', (_case, value, message) => {
     const run = helm('template', 'sriov-dra', CHART, '--set', value);
     expect(run.status).toBe(1);

@@ -27,6 +27,8 @@ export interface DriverNode {
   readonly emulator: KernelEmulator;
   readonly cp: ControlPlane;
   readonly nodeUID: string;
+  /** The driver's credentials: its ServiceAccount's token, bound to a driver Pod on the node. */
+  readonly kubeconfig: string;
   /** The flags every test passes: node, credentials, paths, health on an ephemeral port, a high API rate. */
   readonly baseArgv: readonly string[];
   /** The kernel driver bound to a VF now, read from sysfs. */
@@ -65,6 +67,7 @@ export async function startDriverNode(prefix: string, rbacTemplates: readonly st
     emulator,
     cp,
     nodeUID,
+    kubeconfig,
     baseArgv: [
       ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--namespace', NAMESPACE, '--sysfs-root', sysfsRoot, '--cdi-root', cdiRoot],
       ...['--kubelet-plugins-directory-path', pluginsDir, '--kubelet-registrar-directory-path', registrarDir, '--healthcheck-port', '0'],

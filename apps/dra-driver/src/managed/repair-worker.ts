@@ -1,6 +1,8 @@
 import { SriovDraError } from '@sriov-dra/contract';
 import {
+  type Backoff,
   type KubeClient,
+  backoffDelay,
   type Pod,
   type ResourceClaim,
   type ResourceType,
@@ -24,6 +26,9 @@ import { NETWORK_STATUS_ANNOTATION, networkStatusEntries, withNetworkStatus, wri
 import type { AllocatedDeviceStatus } from '../device/claim-device-status.ts';
 import { type Orphan, findOrphans, listNodeShadows } from './orphan-scan.ts';
 import type { ShadowObject } from './shadow-verification.ts';
+
+/** Retries of a pass that could not start: from half a second, doubling, never beyond the period. */
+const PASS_RETRY_BACKOFF: Backoff = { initialMs: 500, maxMs: 30_000, factor: 2, jitter: 0.2, attempts: Number.POSITIVE_INFINITY };
 
 export interface RepairWorkerOptions {
   readonly store: BindingStore;
@@ -97,6 +102,8 @@ export class RepairWorker {
   #again = false;
   #stopped = false;
   #passes = 0;
+  /** Consecutive passes that could not start. */
+  #failedPasses = 0;
 
   constructor(options: RepairWorkerOptions) {
     this.#options = options;
@@ -136,17 +143,23 @@ export class RepairWorker {
       try {
         result = await this.pass();
         this.#passes += 1;
+        this.#failedPasses = 0;
       } catch (error) {
-        this.#options.logger.warn({ err: error }, 'repair pass failed; retrying at the next period');
+        this.#failedPasses += 1;
+        this.#options.logger.warn({ err: error, attempt: this.#failedPasses }, 'repair pass failed; retrying with backoff');
       }
       this.#options.onPass?.(result, (performance.now() - started) / 1000);
       if (!this.#triggeredMeanwhile()) break;
     }
     this.#running = undefined;
     if (!this.#stopped) {
+      // A pass that could not start (the API server briefly unavailable, a CRD's storage still starting)
+      // is retried soon, not a whole period later: readiness waits for the first pass.
+      const delay =
+        this.#failedPasses === 0 ? this.#options.intervalMs : Math.min(this.#options.intervalMs, backoffDelay(PASS_RETRY_BACKOFF, this.#failedPasses));
       this.#timer = setTimeout(() => {
         this.trigger();
-      }, this.#options.intervalMs).unref();
+      }, delay).unref();
     }
   }
 

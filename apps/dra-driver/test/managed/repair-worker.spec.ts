@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it, jest } from '@jest/globals';
 import { DRIVER_NAME, annotations } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, contentTypes, resourceTypes } from '@sriov-dra/k8s';
+import { waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { CheckpointStore } from '../../src/checkpoint/checkpoint-store.ts';
 import type { RepairPass } from '../../src/managed/repair-worker.ts';
@@ -255,5 +256,35 @@ describe('orphans', () => {
     await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
     for (const file of host.cdiFiles()) fs.rmSync(path.join(host.cdiRoot, file));
     expect((await (await host.repairWorker()).pass()).orphans).toEqual([]);
+  });
+});
+
+describe('a pass that cannot start', () => {
+  it('is retried with backoff, not a whole period later', async () => {
+    const user = 'repair-without-list';
+    const rules = (nadVerbs: string[]) => [
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
+      { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: nadVerbs },
+    ];
+    await admin.create(resourceTypes.clusterRole, { metadata: { name: user }, rules: rules(['get']) });
+    await admin.create(resourceTypes.clusterRoleBinding, {
+      metadata: { name: user },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
+    });
+    // The shadow LIST is refused: the pass cannot start. The period is a minute.
+    const worker = await host.repairWorker({ client: host.cp.clientFor(user) });
+    worker.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(worker.passes).toBe(0);
+      await admin.patch(resourceTypes.clusterRole, { name: user }, { rules: rules(['get', 'list']) }, contentTypes.mergePatch);
+      // The period is 60 s; the retries back off from half a second.
+      await waitFor('a pass to complete', () => Promise.resolve(worker.passes === 1), { timeoutMs: 10_000 });
+    } finally {
+      await worker.stop();
+    }
   });
 });

@@ -39,7 +39,14 @@ describe('charts/sriov-dra under Helm v4', () => {
   });
 
   it('installs the CRDs from crds/ and binds the driver roles to its ServiceAccount in the release namespace', () => {
-    const objects = template('infra', '--include-crds', '--set', 'dra-driver.serviceAccount.name=node-driver');
+    const objects = template(
+      'infra',
+      '--include-crds',
+      '--set',
+      'dra-driver.serviceAccount.name=node-driver',
+      '--set',
+      'multus-live-read-proxy.serviceAccount.name=node-multus',
+    );
     expect(
       objects
         .filter((object) => object.kind === 'CustomResourceDefinition')
@@ -53,9 +60,20 @@ describe('charts/sriov-dra under Helm v4', () => {
       'sriovnetworks.sriovnetwork.openshift.io',
       'sriovresourcepolicies.sriovnetwork.k8snetworkplumbingwg.io',
     ]);
-    const bindings = objects.filter((object) => object.kind === 'ClusterRoleBinding');
-    expect(bindings.map((binding) => binding.metadata.name).sort()).toEqual(['dra-sriov-driver', 'dra-sriov-managed-networks']);
-    for (const binding of bindings) expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }]);
+    const subjects = Object.fromEntries(
+      objects.filter((object) => object.kind === 'ClusterRoleBinding').map((binding) => [binding.metadata.name, binding.subjects]),
+    );
+    expect(subjects).toEqual({
+      'dra-sriov-driver': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
+      'dra-sriov-managed-networks': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
+      'sriov-dra-multus-live-read-proxy': [{ kind: 'ServiceAccount', name: 'node-multus', namespace: 'infra' }],
+    });
+    expect(
+      objects
+        .filter((object) => object.kind === 'DaemonSet' || object.kind === 'ServiceAccount')
+        .map((object) => `${object.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}`)
+        .sort(),
+    ).toEqual(['DaemonSet infra/dra-driver-sriov', 'DaemonSet infra/multus-live-read-proxy', 'ServiceAccount infra/node-driver', 'ServiceAccount infra/node-multus']);
   });
 
   it('refuses managed shadow networks without Multus running the networks', () => {
@@ -68,7 +86,13 @@ describe('charts/sriov-dra under Helm v4', () => {
   });
 
   it('renders nothing of a component switched off', () => {
-    expect(template('infra', '--set', 'dra-driver.enabled=false')).toEqual([]);
+    const kinds = (component: string) =>
+      template('infra', '--set', `${component}.enabled=false`)
+        .filter((object) => object.kind === 'DaemonSet')
+        .map((object) => object.metadata.name);
+    expect(kinds('dra-driver')).toEqual(['multus-live-read-proxy']);
+    expect(kinds('multus-live-read-proxy')).toEqual(['dra-driver-sriov']);
+    expect(template('infra', '--set', 'dra-driver.enabled=false', '--set', 'multus-live-read-proxy.enabled=false')).toEqual([]);
   });
 
   it.each([
@@ -77,6 +101,7 @@ describe('charts/sriov-dra under Helm v4', () => {
     ['a misspelt key', 'dra-driver.serviceAccount.nmae=x', "additional properties 'nmae' not allowed"],
     ['a configuration mode the driver does not know', 'dra-driver.configurationMode=multus', "at '/configurationMode'"],
     ['a relative host path', 'dra-driver.host.kubeletDir=var/lib/kubelet', "at '/host/kubeletDir'"],
+    ['a delegate cache on a relative path', 'multus-live-read-proxy.host.cacheDir=cache', "at '/host/cacheDir'"],
   ])('refuses %s through the values schema, naming the field', (_case, value, message) => {
     const run = helm('template', 'sriov-dra', CHART, '--set', value);
     expect(run.status).toBe(1);

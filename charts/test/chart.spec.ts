@@ -67,13 +67,21 @@ describe('charts/sriov-dra under Helm v4', () => {
       'dra-sriov-driver': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
       'dra-sriov-managed-networks': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
       'sriov-dra-multus-live-read-proxy': [{ kind: 'ServiceAccount', name: 'node-multus', namespace: 'infra' }],
+      'sriov-dra-node-policy-operator': [{ kind: 'ServiceAccount', name: 'node-policy-operator', namespace: 'infra' }],
     });
     expect(
       objects
-        .filter((object) => object.kind === 'DaemonSet' || object.kind === 'ServiceAccount')
+        .filter((object) => object.kind === 'DaemonSet' || object.kind === 'Deployment' || object.kind === 'ServiceAccount')
         .map((object) => `${object.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}`)
         .sort(),
-    ).toEqual(['DaemonSet infra/dra-driver-sriov', 'DaemonSet infra/multus-live-read-proxy', 'ServiceAccount infra/node-driver', 'ServiceAccount infra/node-multus']);
+    ).toEqual([
+      'DaemonSet infra/dra-driver-sriov',
+      'DaemonSet infra/multus-live-read-proxy',
+      'Deployment infra/node-policy-operator',
+      'ServiceAccount infra/node-driver',
+      'ServiceAccount infra/node-multus',
+      'ServiceAccount infra/node-policy-operator',
+    ]);
   });
 
   it('refuses managed shadow networks without Multus running the networks', () => {
@@ -86,13 +94,17 @@ describe('charts/sriov-dra under Helm v4', () => {
   });
 
   it('renders nothing of a component switched off', () => {
-    const kinds = (component: string) =>
-      template('infra', '--set', `${component}.enabled=false`)
-        .filter((object) => object.kind === 'DaemonSet')
-        .map((object) => object.metadata.name);
-    expect(kinds('dra-driver')).toEqual(['multus-live-read-proxy']);
-    expect(kinds('multus-live-read-proxy')).toEqual(['dra-driver-sriov']);
-    expect(template('infra', '--set', 'dra-driver.enabled=false', '--set', 'multus-live-read-proxy.enabled=false')).toEqual([]);
+    const components = ['dra-driver', 'multus-live-read-proxy', 'node-policy-operator'];
+    const workloads = (...off: string[]) =>
+      template('infra', ...off.flatMap((component) => ['--set', `${component}.enabled=false`]))
+        .filter((object) => object.kind === 'DaemonSet' || object.kind === 'Deployment')
+        .map((object) => object.metadata.name)
+        .sort();
+    expect(workloads()).toEqual(['dra-driver-sriov', 'multus-live-read-proxy', 'node-policy-operator']);
+    expect(workloads('dra-driver')).toEqual(['multus-live-read-proxy', 'node-policy-operator']);
+    expect(workloads('multus-live-read-proxy')).toEqual(['dra-driver-sriov', 'node-policy-operator']);
+    expect(workloads('node-policy-operator')).toEqual(['dra-driver-sriov', 'multus-live-read-proxy']);
+    expect(template('infra', ...components.flatMap((component) => ['--set', `${component}.enabled=false`]))).toEqual([]);
   });
 
   it.each([
@@ -102,6 +114,7 @@ describe('charts/sriov-dra under Helm v4', () => {
     ['a configuration mode the driver does not know', 'dra-driver.configurationMode=multus', "at '/configurationMode'"],
     ['a relative host path', 'dra-driver.host.kubeletDir=var/lib/kubelet', "at '/host/kubeletDir'"],
     ['a delegate cache on a relative path', 'multus-live-read-proxy.host.cacheDir=cache', "at '/host/cacheDir'"],
+    ['an operator namespace Kubernetes would refuse', 'node-policy-operator.operatorNamespace=SRIOV', "at '/operatorNamespace'"],
   ])('refuses %s through the values schema, naming the field', (_case, value, message) => {
     const run = helm('template', 'sriov-dra', CHART, '--set', value);
     expect(run.status).toBe(1);

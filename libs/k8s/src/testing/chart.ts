@@ -8,6 +8,8 @@ import { helmBinary } from './binaries.ts';
 
 /** The driver subchart of the umbrella chart. */
 export const DRIVER_CHART_DIR = fileURLToPath(new URL('../../../../charts/sriov-dra/charts/dra-driver/', import.meta.url));
+/** The node-policy operator's subchart of the umbrella chart. */
+export const OPERATOR_CHART_DIR = fileURLToPath(new URL('../../../../charts/sriov-dra/charts/node-policy-operator/', import.meta.url));
 /** The Multus daemon's subchart of the umbrella chart. */
 export const PROXY_CHART_DIR = fileURLToPath(new URL('../../../../charts/sriov-dra/charts/multus-live-read-proxy/', import.meta.url));
 

@@ -305,7 +305,7 @@ describe('prepare', () => {
       // connections flow again (the abandoned answer reaches no one), as after a brief network stall.
       const client = new ActingClient(host, matches, () => (release = proxy.hold()), {
         server: proxy.via(host.cp.server),
-        requestTimeoutMs: 1_500,
+        requestTimeoutMs: 3_000,
         settled: () => release?.(),
       });
       try {
@@ -486,7 +486,7 @@ describe('unprepare', () => {
       let release: (() => void) | undefined;
       const client = new ActingClient(host, matches, () => (release = proxy.hold()), {
         server: proxy.via(host.cp.server),
-        requestTimeoutMs: 1_500,
+        requestTimeoutMs: 3_000,
         settled: () => release?.(),
       });
       try {

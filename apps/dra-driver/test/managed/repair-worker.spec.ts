@@ -282,7 +282,7 @@ describe('a pass that cannot start', () => {
       expect(worker.passes).toBe(0);
       await admin.patch(resourceTypes.clusterRole, { name: user }, { rules: rules(['get', 'list']) }, contentTypes.mergePatch);
       // The period is 60 s; the retries back off from half a second.
-      await waitFor('a pass to complete', () => Promise.resolve(worker.passes === 1), { timeoutMs: 10_000 });
+      await waitFor('a pass to complete', () => Promise.resolve(worker.passes === 1), { timeoutMs: 20_000 });
     } finally {
       await worker.stop();
     }

@@ -1,0 +1,82 @@
+// `helm install` and `helm uninstall` of the umbrella chart with Helm v4 against a real API server (RBAC,
+// OwnerReferencesPermissionEnforcement): every object the chart renders is accepted as Helm sends it,
+// the CRDs become Established, and an uninstall removes the release's objects but keeps the CRDs and
+// what users stored in them, as Helm's crds/ semantics promise.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, helmBinary, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+
+const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
+const NAMESPACE = 'sriov-dra';
+const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
+const DAEMON_SETS: ResourceType = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true };
+const DEPLOYMENTS: ResourceType = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true };
+
+interface Crd extends KubeObject {
+  readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string }[] };
+}
+
+let cp: ControlPlane;
+
+function helm(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(helmBinary(), [...args, '--kubeconfig', cp.kubeconfig], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: cp.dir } });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+}, 120_000);
+
+afterAll(async () => {
+  await cp.stop();
+});
+
+describe('helm install of charts/sriov-dra', () => {
+  it('installs every object and CRD, and the CRDs are served', async () => {
+    const installed = helm('install', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--create-namespace', '--set', 'node-policy-operator.operatorNamespace=sriov-network-operator');
+    // The operator's Role and the generated objects live in the SR-IOV operator's namespace, which the chart does not own.
+    expect(installed.status).toBe(1);
+    expect(installed.stderr).toContain('namespaces "sriov-network-operator" not found');
+    helm('uninstall', 'sriov-dra', '--namespace', NAMESPACE);
+
+    await createNamespace(cp.adminClient, 'sriov-network-operator');
+    const second = helm('install', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'node-policy-operator.operatorNamespace=sriov-network-operator');
+    expect({ status: second.status, stderr: second.stderr }).toEqual({ status: 0, stderr: '' });
+
+    const crds = (await cp.adminClient.list<Crd>(CRDS)).items;
+    expect(crds.map((crd) => crd.metadata.name).sort()).toEqual([
+      'deviceattributes.sriovnetwork.k8snetworkplumbingwg.io',
+      'network-attachment-definitions.k8s.cni.cncf.io',
+      'sriovnetworknodepolicies.sriovnetwork.openshift.io',
+      'sriovnetworknodestates.sriovnetwork.openshift.io',
+      'sriovnetworks.sriovnetwork.openshift.io',
+      'sriovresourcepolicies.sriovnetwork.k8snetworkplumbingwg.io',
+    ]);
+    await waitFor(
+      'the CRDs Established',
+      async () =>
+        (await cp.adminClient.list<Crd>(CRDS)).items.every((crd) => crd.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True')),
+      { timeoutMs: 30_000 },
+    );
+    const names = async (type: ResourceType) => (await cp.adminClient.list(type, { namespace: NAMESPACE })).items.map((item) => item.metadata.name).sort();
+    expect(await names(DAEMON_SETS)).toEqual(['dra-driver-sriov', 'multus-live-read-proxy']);
+    expect(await names(DEPLOYMENTS)).toEqual(['node-policy-operator']);
+    expect(await names(resourceTypes.serviceAccount)).toEqual(expect.arrayContaining(['dra-driver-sriov', 'multus-live-read-proxy', 'node-policy-operator']));
+  }, 120_000);
+
+  it('uninstalls the release’s objects and keeps the CRDs and the objects stored in them', async () => {
+    await cp.adminClient.create(
+      resourceTypes.networkAttachmentDefinition,
+      { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'rail-a' }, spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov"}' } },
+      { namespace: NAMESPACE },
+    );
+    const removed = helm('uninstall', 'sriov-dra', '--namespace', NAMESPACE, '--wait');
+    expect({ status: removed.status, stderr: removed.stderr }).toEqual({ status: 0, stderr: '' });
+    expect((await cp.adminClient.list(DAEMON_SETS, { namespace: NAMESPACE })).items).toEqual([]);
+    expect((await cp.adminClient.list(resourceTypes.clusterRoleBinding)).items.map((item) => item.metadata.name).filter((name) => name.includes('sriov'))).toEqual([]);
+    expect((await cp.adminClient.list(CRDS)).items).toHaveLength(6);
+    expect((await cp.adminClient.get(resourceTypes.networkAttachmentDefinition, { namespace: NAMESPACE, name: 'rail-a' })).metadata.name).toBe('rail-a');
+  }, 120_000);
+});

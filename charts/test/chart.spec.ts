@@ -78,6 +78,7 @@ describe('charts/sriov-dra under Helm v4', () => {
       'DaemonSet infra/dra-driver-sriov',
       'DaemonSet infra/multus-live-read-proxy',
       'Deployment infra/node-policy-operator',
+      'Deployment infra/node-policy-operator-webhook',
       'ServiceAccount infra/node-driver',
       'ServiceAccount infra/node-multus',
       'ServiceAccount infra/node-policy-operator',
@@ -100,9 +101,9 @@ describe('charts/sriov-dra under Helm v4', () => {
         .filter((object) => object.kind === 'DaemonSet' || object.kind === 'Deployment')
         .map((object) => object.metadata.name)
         .sort();
-    expect(workloads()).toEqual(['dra-driver-sriov', 'multus-live-read-proxy', 'node-policy-operator']);
-    expect(workloads('dra-driver')).toEqual(['multus-live-read-proxy', 'node-policy-operator']);
-    expect(workloads('multus-live-read-proxy')).toEqual(['dra-driver-sriov', 'node-policy-operator']);
+    expect(workloads()).toEqual(['dra-driver-sriov', 'multus-live-read-proxy', 'node-policy-operator', 'node-policy-operator-webhook']);
+    expect(workloads('dra-driver')).toEqual(['multus-live-read-proxy', 'node-policy-operator', 'node-policy-operator-webhook']);
+    expect(workloads('multus-live-read-proxy')).toEqual(['dra-driver-sriov', 'node-policy-operator', 'node-policy-operator-webhook']);
     expect(workloads('node-policy-operator')).toEqual(['dra-driver-sriov', 'multus-live-read-proxy']);
     expect(template('infra', ...components.flatMap((component) => ['--set', `${component}.enabled=false`]))).toEqual([]);
   });

@@ -62,8 +62,24 @@ describe('helm install of charts/sriov-dra', () => {
     );
     const names = async (type: ResourceType) => (await cp.adminClient.list(type, { namespace: NAMESPACE })).items.map((item) => item.metadata.name).sort();
     expect(await names(DAEMON_SETS)).toEqual(['dra-driver-sriov', 'multus-live-read-proxy']);
-    expect(await names(DEPLOYMENTS)).toEqual(['node-policy-operator']);
+    expect(await names(DEPLOYMENTS)).toEqual(['node-policy-operator', 'node-policy-operator-webhook']);
     expect(await names(resourceTypes.serviceAccount)).toEqual(expect.arrayContaining(['dra-driver-sriov', 'multus-live-read-proxy', 'node-policy-operator']));
+  }, 120_000);
+
+  it('keeps the webhook’s certificate and caBundle across an upgrade', async () => {
+    const secrets: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
+    const served = async () => {
+      const secret = await cp.adminClient.get<KubeObject & { data: Record<string, string> }>(secrets, { namespace: NAMESPACE, name: 'node-policy-operator-webhook-tls' });
+      const configuration = await cp.adminClient.get<KubeObject & { webhooks: { clientConfig: { caBundle: string } }[] }>(resourceTypes.validatingWebhookConfiguration, {
+        name: 'sriov-dra-node-policy-operator',
+      });
+      return { certificate: secret.data['tls.crt'], ca: secret.data['ca.crt'], caBundles: configuration.webhooks.map((webhook) => webhook.clientConfig.caBundle) };
+    };
+    const before = await served();
+    expect(before.caBundles).toEqual([before.ca, before.ca]);
+    const upgraded = helm('upgrade', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'node-policy-operator.operatorNamespace=sriov-network-operator');
+    expect({ status: upgraded.status, stderr: upgraded.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(await served()).toEqual(before);
   }, 120_000);
 
   it('uninstalls the release’s objects and keeps the CRDs and the objects stored in them', async () => {

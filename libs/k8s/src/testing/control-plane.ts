@@ -32,6 +32,12 @@ export interface ControlPlaneOptions {
    * for what, counted at the API server rather than in a client a test could bypass.
    */
   readonly audit?: boolean;
+  /**
+   * Reach Services by their endpoints (--enable-aggregator-routing): admission webhooks named by a Service
+   * are then called at an endpoint address with the Service's DNS name for TLS, which needs no cluster
+   * network or DNS on this machine.
+   */
+  readonly endpointRouting?: boolean;
   /** Keep the working directory (logs, certificates) after stop, for debugging. */
   readonly keepDir?: boolean;
   readonly startTimeoutMs?: number;
@@ -171,6 +177,7 @@ function apiServerArgs(
     // ServiceAccount admission is on by default; createNamespace() provides the ServiceAccount it requires.
     '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
     ...(options.watchFromEtcd === true ? ['--watch-cache=false', '--etcd-compaction-interval=0'] : []),
+    ...(options.endpointRouting === true ? ['--enable-aggregator-routing=true'] : []),
     ...(options.audit === true ? auditArgs(dir) : []),
     ...featureGateArgs(options.featureGates ?? {}),
     '--v=1',

@@ -9,40 +9,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ResourceType } from '@sriov-dra/k8s';
-import { DRIVER_CHART_DIR, freePort, renderChartTemplate, terminateChild, waitFor } from '@sriov-dra/k8s/testing';
+import {
+  DRIVER_CHART_DIR,
+  type RenderedPodSpec,
+  containerEnvironment,
+  createRendered,
+  freePort,
+  podSpecOf,
+  renderChartTemplate,
+  terminateChild,
+  waitFor,
+} from '@sriov-dra/k8s/testing';
 import { type DriverNode, NAMESPACE, NODE, httpGet, startDriverNode } from './driver-node-fixture.ts';
 import type { KubeletPeer } from './kubelet-peer.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const DAEMON_SETS: ResourceType = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true };
-
-interface EnvVar {
-  readonly name: string;
-  readonly value?: string;
-  readonly valueFrom?: { readonly fieldRef?: { readonly fieldPath: string } };
-}
-interface DaemonSet {
-  readonly kind: string;
-  readonly metadata: { readonly name: string };
-  readonly spec: {
-    readonly template: {
-      readonly spec: {
-        readonly serviceAccountName: string;
-        readonly containers: readonly {
-          readonly env: readonly EnvVar[];
-          readonly volumeMounts: readonly { readonly name: string; readonly mountPath: string }[];
-          readonly securityContext?: { readonly privileged?: boolean };
-        }[];
-        readonly volumes: readonly { readonly name: string; readonly hostPath?: { readonly path: string } }[];
-      };
-    };
-  };
-}
 
 describe('the driver as the chart deploys it', () => {
   let node: DriverNode;
-  let daemonSet: DaemonSet;
+  let daemonSet: Record<string, unknown>;
+  let pod: RenderedPodSpec;
   let port: number;
   let driver: ChildProcess | undefined;
   let peer: KubeletPeer | undefined;
@@ -59,7 +45,8 @@ describe('the driver as the chart deploys it', () => {
     };
     const [rendered] = renderChartTemplate(DRIVER_CHART_DIR, 'daemonset.yaml', { namespace: NAMESPACE, values });
     if (rendered === undefined) throw new Error('the chart rendered no DaemonSet');
-    daemonSet = rendered as unknown as DaemonSet;
+    daemonSet = rendered;
+    pod = podSpecOf(daemonSet);
   }, 180_000);
 
   afterAll(async () => {
@@ -69,33 +56,20 @@ describe('the driver as the chart deploys it', () => {
   }, 60_000);
 
   it('renders a DaemonSet the API server accepts, running as the ServiceAccount the RBAC is bound to', async () => {
-    const created = await node.cp.adminClient.create(DAEMON_SETS, daemonSet as unknown as Record<string, unknown>, { namespace: NAMESPACE });
-    expect(created.metadata.name).toBe('dra-driver-sriov');
-    const pod = daemonSet.spec.template.spec;
+    await createRendered(node.cp.adminClient, [daemonSet], NAMESPACE);
     expect(pod.serviceAccountName).toBe('dra-driver-sriov');
-    expect(pod.containers[0]?.securityContext?.privileged).toBe(true);
+    expect((pod.containers[0] as { securityContext?: { privileged?: boolean } } | undefined)?.securityContext?.privileged).toBe(true);
   });
 
   it('starts from that environment, registers with the kubelet and turns ready on the chart’s port', async () => {
-    const container = daemonSet.spec.template.spec.containers[0];
+    const [container] = pod.containers;
     if (container === undefined) throw new Error('the DaemonSet has no container');
-    // What the kubelet resolves field references to, for a Pod of this DaemonSet on the node.
-    const fields: Record<string, string> = { 'spec.nodeName': NODE, 'metadata.namespace': NAMESPACE };
-    // What the container sees at a mount is the host path behind it; this node's /sys is the fake tree.
-    const hostPaths: Record<string, string> = { '/sys': node.sysfsRoot };
-    const volumes = new Map(daemonSet.spec.template.spec.volumes.map((volume) => [volume.name, volume.hostPath?.path]));
-    const seenAs = (value: string): string => {
-      const mount = container.volumeMounts.find((candidate) => candidate.mountPath === value);
-      const hostPath = mount === undefined ? undefined : volumes.get(mount.name);
-      return hostPath === undefined ? value : (hostPaths[hostPath] ?? hostPath);
+    // Field references as the kubelet resolves them for a Pod of this DaemonSet on the node; this node's /sys is the fake tree.
+    const fields = { 'spec.nodeName': NODE, 'metadata.namespace': NAMESPACE };
+    const env: Record<string, string> = {
+      ...containerEnvironment(pod, container, fields, (volume) => (volume.hostPath?.path === '/sys' ? node.sysfsRoot : volume.hostPath?.path)),
+      KUBECONFIG: node.kubeconfig,
     };
-    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', KUBECONFIG: node.kubeconfig };
-    for (const variable of container.env) {
-      const field = variable.valueFrom?.fieldRef?.fieldPath;
-      const value = field === undefined ? variable.value : fields[field];
-      if (value === undefined) throw new Error(`cannot resolve ${variable.name}`);
-      env[variable.name] = seenAs(value);
-    }
     expect(env['SYSFS_ROOT']).toBe(node.sysfsRoot);
 
     const logFile = path.join(node.dir, 'driver.log');

@@ -2,7 +2,7 @@
 // templates, and a token bound to a driver Pod on the node (which is what "associated-node" status writes
 // are authorized against).
 import { type ResourceType, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, DRIVER_CHART_DIR, renderChartTemplate, writeKubeconfig } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, DRIVER_CHART_DIR, renderChartTemplate, serviceAccountKubeconfig } from '@sriov-dra/k8s/testing';
 
 const RBAC_TYPES: Readonly<Record<string, ResourceType>> = {
   ClusterRole: resourceTypes.clusterRole,
@@ -43,14 +43,5 @@ export async function driverIdentity(
     },
     { namespace },
   );
-  const issued = (await cp.adminClient.request({
-    method: 'POST',
-    path: `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`,
-    body: {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid } },
-    },
-  })) as { status: { token: string } };
-  return writeKubeconfig(kubeconfigPath, cp.server, cp.caCert, `system:serviceaccount:${namespace}:${serviceAccount}`, { token: issued.status.token });
+  return serviceAccountKubeconfig(cp, { namespace, name: serviceAccount }, kubeconfigPath, { name: pod.metadata.name, uid: pod.metadata.uid });
 }

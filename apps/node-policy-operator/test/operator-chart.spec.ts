@@ -14,14 +14,17 @@ import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8
 import {
   type ControlPlane,
   OPERATOR_CHART_DIR,
+  containerEnvironment,
   createNamespace,
+  createRendered,
   freePort,
   installCrds,
+  podSpecOf,
   renderChartTemplate,
+  serviceAccountKubeconfig,
   startControlPlane,
   terminateChild,
   waitFor,
-  writeKubeconfig,
 } from '@sriov-dra/k8s/testing';
 import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from './cluster-objects.ts';
 
@@ -29,19 +32,6 @@ const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const RELEASE_NS = 'sriov-dra';
 const OPERATOR_NS = 'sriov-network-operator';
 const POD = 'node-policy-operator-7d9c5-x2x4k';
-const TYPES: Readonly<Record<string, ResourceType>> = {
-  ServiceAccount: resourceTypes.serviceAccount,
-  ClusterRole: resourceTypes.clusterRole,
-  ClusterRoleBinding: resourceTypes.clusterRoleBinding,
-  Role: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true },
-  RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
-  Deployment: { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
-};
-
-interface Container {
-  readonly args?: readonly string[];
-  readonly env: readonly { readonly name: string; readonly value?: string; readonly valueFrom?: { readonly fieldRef?: { readonly fieldPath: string } } }[];
-}
 interface WithConditions extends KubeObject {
   readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string; readonly reason: string }[] };
 }
@@ -73,35 +63,16 @@ describe('the operator as the chart deploys it', () => {
   }, 60_000);
 
   it('renders objects the API server accepts', async () => {
-    for (const object of objects) {
-      const type = TYPES[String(object['kind'])];
-      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])}`);
-      const metadata = object['metadata'] as { namespace?: string };
-      await admin().create(type, object, type.namespaced ? { namespace: metadata.namespace ?? RELEASE_NS } : {});
-    }
     expect(objects.map((object) => object['kind'])).toEqual(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment']);
+    await createRendered(admin(), objects, RELEASE_NS);
   });
 
   it('runs on the chart’s permissions alone: Lease, a SriovNetwork’s NAD, a node policy’s generated objects, and their removal', async () => {
-    const deployment = objects.find((object) => object['kind'] === 'Deployment') as
-      { spec: { template: { spec: { serviceAccountName: string; containers: Container[] } } } } | undefined;
-    const pod = deployment?.spec.template.spec;
-    const container = pod?.containers[0];
-    if (pod === undefined || container === undefined) throw new Error('the chart rendered no operator container');
-    const fields: Record<string, string> = { 'metadata.name': POD, 'metadata.namespace': RELEASE_NS };
-    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
-    for (const variable of container.env) {
-      const field = variable.valueFrom?.fieldRef?.fieldPath;
-      const value = field === undefined ? variable.value : fields[field];
-      if (value === undefined) throw new Error(`cannot resolve ${variable.name}`);
-      env[variable.name] = value;
-    }
-    const issued = (await admin().request({
-      method: 'POST',
-      path: `/api/v1/namespaces/${RELEASE_NS}/serviceaccounts/${pod.serviceAccountName}/token`,
-      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-    })) as { status: { token: string } };
-    env['KUBECONFIG'] = writeKubeconfig(path.join(dir, 'operator.kubeconfig'), cp.server, cp.caCert, pod.serviceAccountName, { token: issued.status.token });
+    const pod = podSpecOf(objects.find((object) => object['kind'] === 'Deployment'));
+    const [container] = pod.containers;
+    if (container === undefined) throw new Error('the chart rendered no operator container');
+    const env = containerEnvironment(pod, container, { 'metadata.name': POD, 'metadata.namespace': RELEASE_NS });
+    env['KUBECONFIG'] = await serviceAccountKubeconfig(cp, { namespace: RELEASE_NS, name: pod.serviceAccountName }, path.join(dir, 'operator.kubeconfig'));
 
     const logFile = path.join(dir, 'operator.log');
     const log = fs.openSync(logFile, 'w');
@@ -118,11 +89,15 @@ describe('the operator as the chart deploys it', () => {
         describe: describeLog,
       },
     );
-    const lease = await admin().get<KubeObject & { spec: { holderIdentity?: string } }>(resourceTypes.lease, {
-      namespace: OPERATOR_NS,
-      name: 'sriov-dra-node-policy-operator',
-    });
-    expect(lease.spec.holderIdentity).toBe(POD);
+    // Ready is not leading (a standby replica is ready too): the Lease is taken a moment later.
+    const holder = () =>
+      admin()
+        .get<KubeObject & { spec: { holderIdentity?: string } }>(resourceTypes.lease, { namespace: OPERATOR_NS, name: 'sriov-dra-node-policy-operator' })
+        .then(
+          (lease) => lease.spec.holderIdentity,
+          () => undefined,
+        );
+    await waitFor('the Lease taken by this replica', async () => (await holder()) === POD, { timeoutMs: 30_000, describe: describeLog });
 
     await seedNode(admin(), OPERATOR_NS, 'worker-1', { rail: 'true' }, [
       { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },

@@ -66,6 +66,31 @@ async function driverWithout(user: string, resource: 'pods' | 'network-attachmen
   return host.cp.clientFor(user);
 }
 
+/**
+ * Runs `work` with a driver client whose answer to the first request `matches` selects is held back on the
+ * network until the client's deadline ends the request; the server applies it all the same. Then the
+ * connections flow again (the abandoned answer reaches no one), as after a brief network stall. Returns
+ * the driver's requests the API server answered meanwhile (audit log).
+ */
+async function withHeldAnswer(matches: (request: ApiRequest) => boolean, work: (client: KubeClient) => Promise<unknown>): Promise<Record<string, number>> {
+  const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(host.cp.server).port) });
+  let release: (() => void) | undefined;
+  const client = new ActingClient(host, matches, () => (release = proxy.hold()), {
+    server: proxy.via(host.cp.server),
+    requestTimeoutMs: 3_000,
+    settled: () => release?.(),
+  });
+  try {
+    const requests = await host.driverRequests(() => work(client));
+    expect(client.acted).toBe(true);
+    return requests;
+  } finally {
+    release?.();
+    client.close();
+    await proxy.close();
+  }
+}
+
 async function failure(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -299,24 +324,8 @@ describe('prepare', () => {
     'goes on after the answer to %s never came (the client’s deadline), writing nothing twice',
     async (_step, matches, writes) => {
       const row = await workload();
-      const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(host.cp.server).port) });
-      let release: (() => void) | undefined;
-      // The server applies the request; its answer is held back until the client gives up on it. Then the
-      // connections flow again (the abandoned answer reaches no one), as after a brief network stall.
-      const client = new ActingClient(host, matches, () => (release = proxy.hold()), {
-        server: proxy.via(host.cp.server),
-        requestTimeoutMs: 3_000,
-        settled: () => release?.(),
-      });
-      try {
-        const requests = await host.driverRequests(async () => (await host.open({ client })).prepare(row.ref, signal));
-        expect(client.acted).toBe(true);
-        expect(requests).toMatchObject(writes);
-      } finally {
-        release?.();
-        client.close();
-        await proxy.close();
-      }
+      const requests = await withHeldAnswer(matches, async (client) => (await host.open({ client })).prepare(row.ref, signal));
+      expect(requests).toMatchObject(writes);
       const state = await host.state(row.name);
       expect(state.bindings.map((binding) => binding.phase)).toEqual(['Ready', 'Ready']);
       expect(state.shadows.map((shadow) => shadow.uid).sort()).toEqual(state.bindings.map((binding) => binding.shadowUID).sort());
@@ -482,26 +491,14 @@ describe('unprepare', () => {
     async (_step, matches, counts) => {
       const row = await workload();
       await (await host.open()).prepare(row.ref, signal);
-      const proxy: TcpProxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(host.cp.server).port) });
-      let release: (() => void) | undefined;
-      const client = new ActingClient(host, matches, () => (release = proxy.hold()), {
-        server: proxy.via(host.cp.server),
-        requestTimeoutMs: 3_000,
-        settled: () => release?.(),
-      });
-      try {
+      const requests = await withHeldAnswer(matches, async (client) => {
         // An open connection to hold: the release's first request may well be the one held.
         await client.get(resourceTypes.pod, { namespace: NS, name: row.name });
-        const requests = await host.driverRequests(async () => (await host.open({ client })).unprepare(row.ref, signal));
-        expect(client.acted).toBe(true);
-        // DELETEs, PATCHes and GETs of shadows: one of each write per shadow on the happy path, and no read.
-        const verbs = ['delete', 'patch', 'get'].map((verb) => requests[`${verb} network-attachment-definitions`] ?? 0);
-        expect(verbs).toEqual(counts);
-      } finally {
-        release?.();
-        client.close();
-        await proxy.close();
-      }
+        return (await host.open({ client })).unprepare(row.ref, signal);
+      });
+      // DELETEs, PATCHes and GETs of shadows: one of each write per shadow on the happy path, and no read.
+      const verbs = ['delete', 'patch', 'get'].map((verb) => requests[`${verb} network-attachment-definitions`] ?? 0);
+      expect(verbs).toEqual(counts);
       const state = await host.state(row.name);
       expect(withoutSelections(state)).toEqual(released());
     },

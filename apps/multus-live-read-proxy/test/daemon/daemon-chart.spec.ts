@@ -10,43 +10,27 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   PROXY_CHART_DIR,
+  type RenderedPodSpec,
+  containerEnvironment,
   createNamespace,
+  createRendered,
   freePort,
   installCrds,
   multusBinaries,
+  podSpecOf,
   renderChartTemplate,
+  serviceAccountKubeconfig,
   startControlPlane,
   terminateChild,
   waitFor,
-  writeKubeconfig,
 } from '@sriov-dra/k8s/testing';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const NAMESPACE = 'sriov-dra';
 const NODE = 'worker-a';
-const TYPES: Readonly<Record<string, ResourceType>> = {
-  ServiceAccount: resourceTypes.serviceAccount,
-  ClusterRole: resourceTypes.clusterRole,
-  ClusterRoleBinding: resourceTypes.clusterRoleBinding,
-  ConfigMap: { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true },
-  DaemonSet: { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true },
-};
-
-interface Container {
-  readonly command?: readonly string[];
-  readonly env: readonly { readonly name: string; readonly value?: string; readonly valueFrom?: { readonly fieldRef?: { readonly fieldPath: string } } }[];
-  readonly volumeMounts: readonly { readonly name: string; readonly mountPath: string }[];
-}
-interface DaemonSetPod {
-  readonly serviceAccountName: string;
-  readonly initContainers: readonly Container[];
-  readonly containers: readonly Container[];
-  readonly volumes: readonly { readonly name: string; readonly hostPath?: { readonly path: string }; readonly configMap?: { readonly name: string } }[];
-}
 
 describe('the Multus daemon as the chart deploys it', () => {
   let cp: ControlPlane;
@@ -54,7 +38,7 @@ describe('the Multus daemon as the chart deploys it', () => {
   let host: { cniBinDir: string; cniConfDir: string; cacheDir: string; socketDir: string; netnsDir: string };
   let metricsPort: number;
   let objects: Record<string, unknown>[];
-  let pod: DaemonSetPod;
+  let pod: RenderedPodSpec;
   let daemon: ChildProcess | undefined;
 
   const rendered = (kind: string): Record<string, unknown> => {
@@ -62,27 +46,7 @@ describe('the Multus daemon as the chart deploys it', () => {
     if (object === undefined) throw new Error(`the chart rendered no ${kind}`);
     return object;
   };
-  /** What a container sees at `value`: under a hostPath mount, the host path; under the ConfigMap's, where the test wrote its data. */
-  const seenAs = (container: Container, value: string, configDir: string): string => {
-    for (const mount of container.volumeMounts) {
-      if (value !== mount.mountPath && !value.startsWith(`${mount.mountPath}/`)) continue;
-      const volume = pod.volumes.find((candidate) => candidate.name === mount.name);
-      const base = volume?.configMap !== undefined ? configDir : volume?.hostPath?.path;
-      if (base !== undefined) return `${base}${value.slice(mount.mountPath.length)}`;
-    }
-    return value;
-  };
-  const environment = (container: Container, configDir: string): Record<string, string> => {
-    const fields: Record<string, string> = { 'spec.nodeName': NODE, 'metadata.namespace': NAMESPACE };
-    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
-    for (const variable of container.env) {
-      const field = variable.valueFrom?.fieldRef?.fieldPath;
-      const value = field === undefined ? variable.value : fields[field];
-      if (value === undefined) throw new Error(`cannot resolve ${variable.name}`);
-      env[variable.name] = seenAs(container, value, configDir);
-    }
-    return env;
-  };
+  const fields = { 'spec.nodeName': NODE, 'metadata.namespace': NAMESPACE };
 
   beforeAll(async () => {
     cp = await startControlPlane();
@@ -103,7 +67,7 @@ describe('the Multus daemon as the chart deploys it', () => {
     objects = ['serviceaccount.yaml', 'rbac.yaml', 'configmap.yaml', 'daemonset.yaml'].flatMap((template) =>
       renderChartTemplate(PROXY_CHART_DIR, template, { namespace: NAMESPACE, values }),
     );
-    pod = (rendered('DaemonSet') as { spec: { template: { spec: DaemonSetPod } } }).spec.template.spec;
+    pod = podSpecOf(rendered('DaemonSet'));
   }, 120_000);
 
   afterAll(async () => {
@@ -113,20 +77,16 @@ describe('the Multus daemon as the chart deploys it', () => {
   }, 60_000);
 
   it('renders objects the API server accepts', async () => {
-    for (const object of objects) {
-      const type = TYPES[String(object['kind'])];
-      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])}`);
-      await cp.adminClient.create(type, object, type.namespaced ? { namespace: NAMESPACE } : {});
-    }
     expect(objects.map((object) => object['kind'])).toEqual(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'DaemonSet']);
+    await createRendered(cp.adminClient, objects, NAMESPACE);
   });
 
   it('installs the upstream multus-shim into the node’s CNI binary directory with the init container’s command', () => {
-    const [init] = pod.initContainers;
+    const [init] = pod.initContainers ?? [];
     if (init?.command === undefined) throw new Error('the DaemonSet has no init container command');
     const [shell, ...args] = init.command;
     // The image carries the shim at SHIM; here it is the upstream binary tools/ built.
-    const env = { ...environment(init, ''), SHIM: multusBinaries().multusShim };
+    const env = { ...containerEnvironment(pod, init, fields), SHIM: multusBinaries().multusShim };
     execFileSync(shell ?? '', args, { env, stdio: 'pipe' });
     const installed = path.join(host.cniBinDir, 'multus-shim');
     expect(fs.readdirSync(host.cniBinDir)).toEqual(['multus-shim']);
@@ -150,14 +110,12 @@ describe('the Multus daemon as the chart deploys it', () => {
         plugins: [{ type: 'bridge', bridge: 'cni0', ipam: { type: 'host-local', subnet: '10.244.0.0/24' } }],
       }),
     );
-    const issued = (await cp.adminClient.request({
-      method: 'POST',
-      path: `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${pod.serviceAccountName}/token`,
-      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
-    })) as { status: { token: string } };
-    const kubeconfig = writeKubeconfig(path.join(root, 'daemon.kubeconfig'), cp.server, cp.caCert, pod.serviceAccountName, { token: issued.status.token });
-
-    const env = { ...environment(container, configDir), KUBECONFIG: kubeconfig };
+    const kubeconfig = await serviceAccountKubeconfig(cp, { namespace: NAMESPACE, name: pod.serviceAccountName }, path.join(root, 'daemon.kubeconfig'));
+    // The ConfigMap's volume is where the test wrote its data; host paths are this test's directories already.
+    const env = {
+      ...containerEnvironment(pod, container, fields, (volume) => (volume.configMap === undefined ? volume.hostPath?.path : configDir)),
+      KUBECONFIG: kubeconfig,
+    };
     const logFile = path.join(root, 'daemon.log');
     const log = fs.openSync(logFile, 'w');
     const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN], { env, stdio: ['ignore', log, log] });

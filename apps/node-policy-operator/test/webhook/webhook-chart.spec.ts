@@ -15,9 +15,12 @@ import { type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   OPERATOR_CHART_DIR,
+  containerEnvironment,
   createNamespace,
+  createRendered,
   freePort,
   installCrds,
+  podSpecOf,
   renderChartTemplate,
   startControlPlane,
   terminateChild,
@@ -31,19 +34,7 @@ const OPERATOR_NS = 'sriov-network-operator';
 /** TEST-NET-2, on a bridge of this test's own (an address on a bridge without ports is still local). */
 const ENDPOINT_IP = '198.51.100.71';
 const LINK = 'sdra-webhook0';
-const TYPES: Readonly<Record<string, ResourceType>> = {
-  Secret: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true },
-  Service: { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true },
-  Deployment: { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
-  ValidatingWebhookConfiguration: resourceTypes.validatingWebhookConfiguration,
-};
 const ENDPOINT_SLICES: ResourceType = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true };
-
-interface Container {
-  readonly args?: readonly string[];
-  readonly env: readonly { readonly name: string; readonly value?: string }[];
-  readonly volumeMounts: readonly { readonly name: string; readonly mountPath: string }[];
-}
 
 describe('the webhook as the chart deploys it', () => {
   let cp: ControlPlane;
@@ -75,28 +66,25 @@ describe('the webhook as the chart deploys it', () => {
 
   it('renders a Secret, Service, Deployment and ValidatingWebhookConfiguration the API server accepts', async () => {
     expect(objects.map((object) => object['kind'])).toEqual(['Secret', 'Service', 'Deployment', 'ValidatingWebhookConfiguration']);
-    for (const object of objects) {
-      const type = TYPES[String(object['kind'])];
-      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])}`);
-      // The configuration last: the API server calls the webhook as soon as it is registered.
-      if (type === resourceTypes.validatingWebhookConfiguration) continue;
-      await cp.adminClient.create(type, object, type.namespaced ? { namespace: RELEASE_NS } : {});
-    }
+    // The configuration last: the API server calls the webhook as soon as it is registered.
+    await createRendered(
+      cp.adminClient,
+      objects.filter((object) => object['kind'] !== 'ValidatingWebhookConfiguration'),
+      RELEASE_NS,
+    );
   });
 
   it('is called by the API server through its Service, trusted by the generated caBundle, and refuses what it must', async () => {
-    const deployment = objects.find((object) => object['kind'] === 'Deployment') as { spec: { template: { spec: { containers: Container[] } } } };
+    const pod = podSpecOf(objects.find((object) => object['kind'] === 'Deployment'));
     const secret = objects.find((object) => object['kind'] === 'Secret') as { data: Record<string, string> };
-    const container = deployment.spec.template.spec.containers[0];
+    const [container] = pod.containers;
     if (container === undefined) throw new Error('the Deployment has no container');
-    // The Secret's files, where the container mounts them.
-    const mount = container.volumeMounts.find((candidate) => candidate.name === 'certs');
-    if (mount === undefined) throw new Error('the container does not mount its certificates');
+    // The Secret's files, where its volume's content is on this machine.
     const certs = path.join(dir, 'certs');
     fs.mkdirSync(certs);
     for (const [name, value] of Object.entries(secret.data)) fs.writeFileSync(path.join(certs, name), Buffer.from(value, 'base64'));
-    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
-    for (const variable of container.env) env[variable.name] = (variable.value ?? '').replace(mount.mountPath, certs);
+    const env = containerEnvironment(pod, container, {}, (volume) => (volume.secret === undefined ? undefined : certs));
+    expect(env['TLS_CERT_FILE']).toBe(path.join(certs, 'tls.crt'));
 
     const logFile = path.join(dir, 'webhook.log');
     const log = fs.openSync(logFile, 'w');

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { helmBinary } from '@sriov-dra/k8s/testing';
 import { parseAllDocuments } from 'yaml';
+import { CHART_CRD_NAMES } from './chart-crds.ts';
 
 const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
 
@@ -52,14 +53,7 @@ describe('charts/sriov-dra under Helm v4', () => {
         .filter((object) => object.kind === 'CustomResourceDefinition')
         .map((object) => object.metadata.name)
         .sort(),
-    ).toEqual([
-      'deviceattributes.sriovnetwork.k8snetworkplumbingwg.io',
-      'network-attachment-definitions.k8s.cni.cncf.io',
-      'sriovnetworknodepolicies.sriovnetwork.openshift.io',
-      'sriovnetworknodestates.sriovnetwork.openshift.io',
-      'sriovnetworks.sriovnetwork.openshift.io',
-      'sriovresourcepolicies.sriovnetwork.k8snetworkplumbingwg.io',
-    ]);
+    ).toEqual(CHART_CRD_NAMES);
     const subjects = Object.fromEntries(
       objects.filter((object) => object.kind === 'ClusterRoleBinding').map((binding) => [binding.metadata.name, binding.subjects]),
     );

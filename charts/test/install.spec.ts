@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, helmBinary, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { CHART_CRD_NAMES } from './chart-crds.ts';
 
 const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
 const NAMESPACE = 'sriov-dra';
@@ -46,14 +47,7 @@ describe('helm install of charts/sriov-dra', () => {
     expect({ status: second.status, stderr: second.stderr }).toEqual({ status: 0, stderr: '' });
 
     const crds = (await cp.adminClient.list<Crd>(CRDS)).items;
-    expect(crds.map((crd) => crd.metadata.name).sort()).toEqual([
-      'deviceattributes.sriovnetwork.k8snetworkplumbingwg.io',
-      'network-attachment-definitions.k8s.cni.cncf.io',
-      'sriovnetworknodepolicies.sriovnetwork.openshift.io',
-      'sriovnetworknodestates.sriovnetwork.openshift.io',
-      'sriovnetworks.sriovnetwork.openshift.io',
-      'sriovresourcepolicies.sriovnetwork.k8snetworkplumbingwg.io',
-    ]);
+    expect(crds.map((crd) => crd.metadata.name).sort()).toEqual(CHART_CRD_NAMES);
     await waitFor(
       'the CRDs Established',
       async () =>

@@ -367,6 +367,31 @@ describe('prepare', () => {
     expect(state.selections).toEqual({ networks: [manual], registry: [] });
   });
 
+  it('keeps what another writer put on the Pod between the release’s read and its patch (422)', async () => {
+    const row = await workload();
+    await (await host.open()).prepare(row.ref, signal);
+    const manual = { name: 'macvlan-net', interface: 'net9' };
+    // Another writer appends its entry to the Pod's list just before the release writes the Pod.
+    const appendManual = async () => {
+      const { networks } = await podSelections(admin, row.name);
+      await admin.patch(
+        resourceTypes.pod,
+        { namespace: NS, name: row.name },
+        { metadata: { annotations: { [annotations.networks]: JSON.stringify([...(networks as unknown[]), manual]) } } },
+        contentTypes.mergePatch,
+      );
+    };
+    const podPatch = (request: ApiRequest): boolean => request.method === 'PATCH' && request.path.endsWith(`/pods/${row.name}`);
+    const raced = new ActingClient(host, podPatch, appendManual);
+    const requests = await host.driverRequests(async () => (await host.open({ client: raced })).unprepare(row.ref, signal));
+    raced.close();
+    expect(raced.acted).toBe(true);
+    expect(requests['patch pods']).toBe(2);
+    const state = await host.state(row.name);
+    expect(withoutSelections(state)).toEqual(released());
+    expect(state.selections).toEqual({ networks: [manual], registry: [] });
+  });
+
   it('releases everything of a Pod deleted before its selections were written', async () => {
     const limited = await driverWithout('no-pod-patch-2', 'pods', 'patch');
     const row = await workload();

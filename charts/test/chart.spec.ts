@@ -106,6 +106,7 @@ describe('charts/sriov-dra under Helm v4', () => {
     ['a ServiceAccount name that is not a string', 'dra-driver.serviceAccount.name=5', "at '/serviceAccount/name': got number, want string"],
     ['a ServiceAccount name Kubernetes would refuse', 'dra-driver.serviceAccount.name=Node_Driver', "at '/serviceAccount/name'"],
     ['a misspelt key', 'dra-driver.serviceAccount.nmae=x', "additional properties 'nmae' not allowed"],
+    ['a misspelt component', 'dra-drivr.enabled=false', "additional properties 'dra-drivr' not allowed"],
     ['a configuration mode the driver does not know', 'dra-driver.configurationMode=multus', "at '/configurationMode'"],
     ['a relative host path', 'dra-driver.host.kubeletDir=var/lib/kubelet', "at '/host/kubeletDir'"],
     ['a delegate cache on a relative path', 'multus-live-read-proxy.host.cacheDir=cache', "at '/host/cacheDir'"],

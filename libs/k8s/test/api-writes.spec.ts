@@ -15,6 +15,18 @@ import { createNamespace, createPod, ownedNad, useControlPlane } from './fixture
 
 const shared = useControlPlane({ crds: true, namespace: 'ai-workloads' });
 
+/** An admin client that records the HTTP method of every request it sends. */
+function recordingMethods(): { client: KubeClient; methods: string[] } {
+  const methods: string[] = [];
+  const client = new (class extends KubeClient {
+    override async request(...args: Parameters<KubeClient['request']>): Promise<unknown> {
+      methods.push(args[0].method);
+      return super.request(...args);
+    }
+  })(shared.admin.config, { qps: 1_000, burst: 1_000 });
+  return { client, methods };
+}
+
 /** Performs every request for real, then loses the reply of the chosen ones. */
 class ReplyDroppingClient extends KubeClient {
   dropped = 0;
@@ -102,13 +114,7 @@ describe('JSON Patch with identity preconditions', () => {
 
   it("patches against the caller's fresh copy without reading again, and re-reads only when that copy is stale", async () => {
     const pod = await createPod(shared.admin, 'ai-workloads', 'current-copy');
-    const methods: string[] = [];
-    const counting = new (class extends KubeClient {
-      override async request(...args: Parameters<KubeClient['request']>): Promise<unknown> {
-        methods.push(args[0].method);
-        return super.request(...args);
-      }
-    })(shared.admin.config, { qps: 1_000, burst: 1_000 });
+    const { client: counting, methods } = recordingMethods();
     const at = { namespace: 'ai-workloads', name: 'current-copy', uid: pod.metadata.uid };
     const fresh = await patchGuarded<KubeObject>(counting, resourceTypes.pod, at, (live) => annotationChanges(live.metadata.annotations, { first: 'write' }), {
       current: pod,
@@ -221,13 +227,7 @@ describe('finalizer removal', () => {
     const at = { namespace: 'ai-workloads', name: 'shadow-d', uid: nad.metadata.uid };
     const terminating = (await shared.admin.delete(resourceTypes.networkAttachmentDefinition, at, { uid: nad.metadata.uid })) as KubeObject;
     expect(terminating.metadata.deletionTimestamp).toBeDefined();
-    const methods: string[] = [];
-    const counting = new (class extends KubeClient {
-      override async request(...args: Parameters<KubeClient['request']>): Promise<unknown> {
-        methods.push(args[0].method);
-        return super.request(...args);
-      }
-    })(shared.admin.config, { qps: 1_000, burst: 1_000 });
+    const { client: counting, methods } = recordingMethods();
     expect(await removeFinalizer(counting, resourceTypes.networkAttachmentDefinition, at, ATTACHMENT_PROTECTION_FINALIZER, { current: terminating })).toBe(
       'removed',
     );

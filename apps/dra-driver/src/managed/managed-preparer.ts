@@ -20,7 +20,7 @@ export interface ManagedPreparerOptions extends BindingStore {
   /** The VF behind a device name, from discovery. */
   pciOf(device: string): string | undefined;
   /** This driver's Node as a watch sees it (NodeWatch); without one, each prepare reads it. */
-  readonly watchedNode?: (signal: AbortSignal) => Promise<unknown>;
+  readonly watchedNode?: (signal?: AbortSignal) => Promise<unknown>;
   /** The per-Pod serialization of managed work; shared with the repair worker. */
   readonly podLocks: KeyedLocks;
   /** Observers of each completed sequence, for logs, Events and metrics. */
@@ -67,7 +67,7 @@ export class ManagedPreparer implements ClaimPreparer {
     this.#podLocks = options.podLocks;
     const live = kubeConsumerReader(options.client);
     const { watchedNode } = options;
-    this.#reader = watchedNode === undefined ? live : { ...live, node: (_name, signal) => watchedNode(signal ?? new AbortController().signal) };
+    this.#reader = watchedNode === undefined ? live : { ...live, node: (_name, signal) => watchedNode(signal) };
   }
 
   async prepare(ref: ClaimRef, signal: AbortSignal): Promise<readonly PreparedDevice[]> {

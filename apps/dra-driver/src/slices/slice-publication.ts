@@ -48,7 +48,7 @@ export class SlicePublication {
   private waiters: Waiter[] = [];
   private published: ReadonlyMap<string, EligibleDevice> = new Map();
   private publishedOnce = false;
-  private firstPassWaiters: (() => void)[] = [];
+  private readonly firstPassWaiters = new Set<() => void>();
 
   constructor(options: SlicePublicationOptions) {
     this.options = options;
@@ -70,15 +70,18 @@ export class SlicePublication {
    */
   async eligibleDevices(signal: AbortSignal): Promise<ReadonlyMap<string, EligibleDevice>> {
     if (!this.publishedOnce) {
+      signal.throwIfAborted();
       const { promise, resolve, reject } = Promise.withResolvers<undefined>();
+      const waiter = (): void => {
+        resolve(undefined);
+      };
+      // A prepare the kubelet gave up on stops waiting, and is forgotten.
       const onAbort = (): void => {
+        this.firstPassWaiters.delete(waiter);
         reject(signal.reason as Error);
       };
-      if (signal.aborted) onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      this.firstPassWaiters.push(() => {
-        resolve(undefined);
-      });
+      this.firstPassWaiters.add(waiter);
       try {
         await promise;
       } finally {
@@ -164,7 +167,8 @@ export class SlicePublication {
       this.published = new Map(resolution.eligible.map((device) => [device.name, device]));
       if (!this.publishedOnce) {
         this.publishedOnce = true;
-        for (const resolve of this.firstPassWaiters.splice(0)) resolve();
+        for (const resolve of this.firstPassWaiters) resolve();
+        this.firstPassWaiters.clear();
       }
       await this.report(resolution, { name: node.metadata.name, uid: node.metadata.uid });
       this.options.onPass?.(resolution, result);

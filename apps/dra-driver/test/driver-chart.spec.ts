@@ -10,18 +10,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
-  DRIVER_CHART_DIR,
-  type RenderedPodSpec,
   containerEnvironment,
   createRendered,
+  DRIVER_CHART_DIR,
   freePort,
+  type KubeletPeer,
   podSpecOf,
   renderChartTemplate,
+  type RenderedPodSpec,
   terminateChild,
   waitFor,
 } from '@sriov-dra/k8s/testing';
 import { type DriverNode, NAMESPACE, NODE, httpGet, startDriverNode } from './driver-node-fixture.ts';
-import type { KubeletPeer } from './kubelet-peer.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -12,11 +12,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { terminateChild, waitFor } from '@sriov-dra/k8s/testing';
+import { type KubeletPeer, terminateChild, waitFor } from '@sriov-dra/k8s/testing';
 import { createClaimConsumer } from './claim-consumer.ts';
 import { type DriverNode, NODE, WORKLOADS, createPairClaim, publishTemplate, startDriverNode } from './driver-node-fixture.ts';
 import { killDriver, launchDriver } from './driver-process.ts';
-import type { KubeletPeer } from './kubelet-peer.ts';
 
 const CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}';
 /** Kill delays after the kubelet's call was sent; a managed prepare or release takes some tens of milliseconds here. */

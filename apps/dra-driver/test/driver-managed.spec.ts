@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, DRIVER_NAME, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, isApiError, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { createReadyNode, waitFor } from '@sriov-dra/k8s/testing';
+import { createReadyNode, type KubeletPeer, waitFor } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
@@ -28,7 +28,6 @@ import {
   publishTemplate,
   startDriverNode,
 } from './driver-node-fixture.ts';
-import type { KubeletPeer } from './kubelet-peer.ts';
 
 const CLAIM = 'two-vfs';
 const POD = 'consumer';

@@ -8,11 +8,10 @@ import path from 'node:path';
 import { expect } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, createReadyNode, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, createNamespace, createReadyNode, installCrds, KubeletPeer, startControlPlane } from '@sriov-dra/k8s/testing';
 import { generateFakeSysfs, uniformLayout } from '../../../tools/fake-sysfs/generate.ts';
 import { type KernelEmulator, startKernelEmulator } from '../../../tools/fake-sysfs/kernel-emulator.ts';
 import { driverIdentity } from './driver-identity.ts';
-import { KubeletPeer } from './kubelet-peer.ts';
 
 export const NAMESPACE = 'dra-sriov-driver';
 export const WORKLOADS = 'workloads';

@@ -13,13 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_API_VERSION, DRIVER_NAME, isSriovDraError } from '@sriov-dra/contract';
 import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { waitFor } from '@sriov-dra/k8s/testing';
+import { type KubeletPeer, type PeerAnswer, waitFor } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
 import { type Driver, startDriver } from '../src/driver.ts';
 import { type DriverFlags, parseDriverFlags } from '../src/driver-flags.ts';
 import { createClaimConsumer } from './claim-consumer.ts';
 import { type DriverNode, NAMESPACE, NODE, WORKLOADS, createPairClaim, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
-import type { KubeletPeer, PeerAnswer } from './kubelet-peer.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

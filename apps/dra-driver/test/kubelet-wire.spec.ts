@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { type KubeletPlugin, startKubeletPlugin } from '../src/kubelet/kubelet-plugin.ts';
 import type { RegistrationState } from '../src/kubelet/registration-server.ts';
 import { FakeHealthSource, FakePreparer } from './fake-plugin-work.ts';
-import { KubeletPeer } from './kubelet-peer.ts';
+import { KubeletPeer } from '@sriov-dra/k8s/testing';
 
 const logger = pino({ level: 'silent' });
 

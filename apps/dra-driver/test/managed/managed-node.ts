@@ -13,10 +13,11 @@ import { writeFileAtomic } from '@sriov-dra/durable-files';
 import { type ApiRequest, KubeClient, type KubeObject, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
-  DRIVER_CHART_DIR,
   createNamespace,
   createReadyNode,
+  DRIVER_CHART_DIR,
   installCrds,
+  KubeletPeer,
   renderChartTemplate,
   startControlPlane,
   terminateChild,
@@ -38,7 +39,6 @@ import { RepairWorker } from '../../src/managed/repair-worker.ts';
 import { driverIdentity } from '../driver-identity.ts';
 import { publishEveryVf } from '../driver-node-fixture.ts';
 import { launchDriver } from '../driver-process.ts';
-import { KubeletPeer } from '../kubelet-peer.ts';
 
 export const NS = 'ai-workloads';
 export const NODE = 'worker-1';

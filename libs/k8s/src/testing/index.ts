@@ -3,6 +3,7 @@ export * from './chart.ts';
 export * from './control-plane.ts';
 export * from './crds.ts';
 export { writeJsonKubeconfig, writeKubeconfig } from './kubeconfig.ts';
+export * from './kubelet-peer.ts';
 export * from './namespaces.ts';
 export { freePort, isProcessAlive, terminateChild, waitFor } from './processes.ts';
 export * from './ready-node.ts';

@@ -4,11 +4,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheRoot } from './binaries.ts';
 
-const SOURCE_DIR = fileURLToPath(new URL('../../../tools/kubelet-peer/', import.meta.url));
+const SOURCE_DIR = fileURLToPath(new URL('../../../../tools/kubelet-peer/', import.meta.url));
 const REBUILD = 'run `tools/control-plane/build-binaries.sh kubelet-peer` (or `npm run binaries`)';
 
 /** Versions the peer's answers stand for; a binary built from other pins is refused. */
@@ -33,10 +33,6 @@ export interface PeerAnswer {
   readonly error?: string;
   readonly code?: string;
   readonly result?: unknown;
-}
-
-function cacheRoot(): string {
-  return process.env['SRIOV_DRA_CACHE'] ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'sriov-dra');
 }
 
 /** The hash build-binaries.sh records: go.mod, go.sum, then the .go files in byte order. */

@@ -83,9 +83,33 @@ describe('charts/sriov-dra under Helm v4', () => {
     const run = helm('template', 'sriov-dra', CHART, '--set', 'dra-driver.multusAutoAttach=true');
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('multusAutoAttach needs configurationMode MULTUS');
-    expect(template('infra', '--set', 'dra-driver.multusAutoAttach=true', '--set', 'dra-driver.configurationMode=MULTUS').map((object) => object.kind)).toContain(
-      'DaemonSet',
-    );
+    expect(
+      template('infra', '--set', 'dra-driver.multusAutoAttach=true', '--set', 'dra-driver.configurationMode=MULTUS').map((object) => object.kind),
+    ).toContain('DaemonSet');
+  });
+
+  it('points the driver at the operator namespace for policies when told to, reading them there alone', () => {
+    const driverPolicies = (...args: string[]) => {
+      const objects = template('infra', ...args);
+      const env = (
+        objects.find((object) => object.kind === 'DaemonSet' && object.metadata.name === 'dra-driver-sriov') as
+          { spec: { template: { spec: { containers: { env: { name: string; value?: string; valueFrom?: unknown }[] }[] } } } } | undefined
+      )?.spec.template.spec.containers[0]?.env.find((variable) => variable.name === 'NAMESPACE');
+      const grants = objects
+        .filter((object) => object.metadata.name === 'dra-sriov-driver-policies')
+        .map((object) => `${object.kind} ${String(object.metadata.namespace)}`);
+      return { env, grants };
+    };
+    expect(driverPolicies()).toEqual({
+      env: { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      grants: ['Role infra', 'RoleBinding infra'],
+    });
+    expect(driverPolicies('--set', 'dra-driver.policyNamespace=sriov-network-operator')).toEqual({
+      env: { name: 'NAMESPACE', value: 'sriov-network-operator' },
+      grants: ['Role sriov-network-operator', 'RoleBinding sriov-network-operator'],
+    });
+    const bad = helm('template', 'sriov-dra', CHART, '--set', 'dra-driver.policyNamespace=Not_A_Namespace');
+    expect({ status: bad.status, names: bad.stderr.includes('/policyNamespace') }).toEqual({ status: 1, names: true });
   });
 
   it('renders nothing of a component switched off', () => {

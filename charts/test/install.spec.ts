@@ -11,7 +11,13 @@ import { CHART_CRD_NAMES } from './chart-crds.ts';
 
 const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
 const NAMESPACE = 'sriov-dra';
-const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
+const CRDS: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+};
 const DAEMON_SETS: ResourceType = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true };
 const DEPLOYMENTS: ResourceType = { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true };
 
@@ -36,7 +42,16 @@ afterAll(async () => {
 
 describe('helm install of charts/sriov-dra', () => {
   it('installs every object and CRD, and the CRDs are served', async () => {
-    const installed = helm('install', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--create-namespace', '--set', 'node-policy-operator.operatorNamespace=sriov-network-operator');
+    const installed = helm(
+      'install',
+      'sriov-dra',
+      CHART,
+      '--namespace',
+      NAMESPACE,
+      '--create-namespace',
+      '--set',
+      'node-policy-operator.operatorNamespace=sriov-network-operator',
+    );
     // The operator's Role and the generated objects live in the SR-IOV operator's namespace, which the chart does not own.
     expect(installed.status).toBe(1);
     expect(installed.stderr).toContain('namespaces "sriov-network-operator" not found');
@@ -51,7 +66,9 @@ describe('helm install of charts/sriov-dra', () => {
     await waitFor(
       'the CRDs Established',
       async () =>
-        (await cp.adminClient.list<Crd>(CRDS)).items.every((crd) => crd.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True')),
+        (await cp.adminClient.list<Crd>(CRDS)).items.every((crd) =>
+          crd.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True'),
+        ),
       { timeoutMs: 30_000 },
     );
     const names = async (type: ResourceType) => (await cp.adminClient.list(type, { namespace: NAMESPACE })).items.map((item) => item.metadata.name).sort();
@@ -63,11 +80,21 @@ describe('helm install of charts/sriov-dra', () => {
   it('keeps the webhook’s certificate and caBundle across an upgrade', async () => {
     const secrets: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
     const served = async () => {
-      const secret = await cp.adminClient.get<KubeObject & { data: Record<string, string> }>(secrets, { namespace: NAMESPACE, name: 'node-policy-operator-webhook-tls' });
-      const configuration = await cp.adminClient.get<KubeObject & { webhooks: { clientConfig: { caBundle: string } }[] }>(resourceTypes.validatingWebhookConfiguration, {
-        name: 'sriov-dra-node-policy-operator',
+      const secret = await cp.adminClient.get<KubeObject & { data: Record<string, string> }>(secrets, {
+        namespace: NAMESPACE,
+        name: 'node-policy-operator-webhook-tls',
       });
-      return { certificate: secret.data['tls.crt'], ca: secret.data['ca.crt'], caBundles: configuration.webhooks.map((webhook) => webhook.clientConfig.caBundle) };
+      const configuration = await cp.adminClient.get<KubeObject & { webhooks: { clientConfig: { caBundle: string } }[] }>(
+        resourceTypes.validatingWebhookConfiguration,
+        {
+          name: 'sriov-dra-node-policy-operator',
+        },
+      );
+      return {
+        certificate: secret.data['tls.crt'],
+        ca: secret.data['ca.crt'],
+        caBundles: configuration.webhooks.map((webhook) => webhook.clientConfig.caBundle),
+      };
     };
     const before = await served();
     expect(before.caBundles).toEqual([before.ca, before.ca]);
@@ -79,13 +106,20 @@ describe('helm install of charts/sriov-dra', () => {
   it('uninstalls the release’s objects and keeps the CRDs and the objects stored in them', async () => {
     await cp.adminClient.create(
       resourceTypes.networkAttachmentDefinition,
-      { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'rail-a' }, spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov"}' } },
+      {
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: 'rail-a' },
+        spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov"}' },
+      },
       { namespace: NAMESPACE },
     );
     const removed = helm('uninstall', 'sriov-dra', '--namespace', NAMESPACE, '--wait');
     expect({ status: removed.status, stderr: removed.stderr }).toEqual({ status: 0, stderr: '' });
     expect((await cp.adminClient.list(DAEMON_SETS, { namespace: NAMESPACE })).items).toEqual([]);
-    expect((await cp.adminClient.list(resourceTypes.clusterRoleBinding)).items.map((item) => item.metadata.name).filter((name) => name.includes('sriov'))).toEqual([]);
+    expect(
+      (await cp.adminClient.list(resourceTypes.clusterRoleBinding)).items.map((item) => item.metadata.name).filter((name) => name.includes('sriov')),
+    ).toEqual([]);
     expect((await cp.adminClient.list(CRDS)).items).toHaveLength(6);
     expect((await cp.adminClient.get(resourceTypes.networkAttachmentDefinition, { namespace: NAMESPACE, name: 'rail-a' })).metadata.name).toBe('rail-a');
   }, 120_000);

@@ -2,7 +2,7 @@
 # Builds the real components the tests run against, from the Go module proxy, into a cache outside the
 # repository:
 #   $SRIOV_DRA_CACHE/k8s/<version>/bin   etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
-#   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts
+#   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts (its CRDs in cni/whereabouts-crds)
 #   $SRIOV_DRA_CACHE/peers/bin           go-peers: the real Multus/libcni decoders for the differential tests
 #   $SRIOV_DRA_CACHE/kubelet-peer/bin    kubelet-peer: the kubelet's DRA plugin client for the wire tests
 #   $SRIOV_DRA_CACHE/multus/bin          upstream multus-shim and multus-daemon (thick mode) for the daemon's wire tests,
@@ -101,7 +101,8 @@ build_all_k8s() {
 
 build_cni() {
   local out=$cache/cni
-  local id="plugins=$cni_plugins_version whereabouts=$whereabouts_version"
+  # The stamp names the layout too: a cache from before the Whereabouts CRDs were kept is rebuilt.
+  local id="plugins=$cni_plugins_version whereabouts=$whereabouts_version layout=2"
   if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "CNI plugins: cached in $out"; return; fi
   mkdir -p "$work/cni" "$out/bin"
   (
@@ -119,6 +120,12 @@ build_cni() {
     go get "github.com/k8snetworkplumbingwg/whereabouts@$whereabouts_version" >/dev/null 2>&1
     timed "whereabouts $whereabouts_version" go build -trimpath -ldflags "-s -w" -o "$out/bin/whereabouts" \
       github.com/k8snetworkplumbingwg/whereabouts/cmd
+    # Whereabouts keeps its allocations in its own CRDs; the end-to-end node installs them from here.
+    local crds
+    crds="$(go list -m -f '{{.Dir}}' github.com/k8snetworkplumbingwg/whereabouts)/doc/crds"
+    mkdir -p "$out/whereabouts-crds"
+    cp "$crds/whereabouts.cni.cncf.io_ippools.yaml" "$crds/whereabouts.cni.cncf.io_overlappingrangeipreservations.yaml" "$out/whereabouts-crds/"
+    chmod 644 "$out"/whereabouts-crds/*.yaml
   )
   printf '%s' "$id" >"$out/stamp"
 }

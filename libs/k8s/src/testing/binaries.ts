@@ -70,3 +70,20 @@ export function helmBinary(): string {
   }
   return binary;
 }
+
+export interface CniPlugins {
+  /** The containernetworking plugins and Whereabouts, as a CNI_PATH entry. */
+  readonly binDir: string;
+  /** Whereabouts' CRDs (IPPools, OverlappingRangeIPReservations) from the module it was built from. */
+  readonly whereaboutsCrdsDir: string;
+}
+
+/** The CNI plugins tools/control-plane/build-binaries.sh built; the error names the command that builds them. */
+export function cniPlugins(): CniPlugins {
+  const dir = join(cacheRoot(), 'cni');
+  const plugins = { binDir: join(dir, 'bin'), whereaboutsCrdsDir: join(dir, 'whereabouts-crds') };
+  if (!existsSync(join(plugins.binDir, 'whereabouts')) || !existsSync(plugins.whereaboutsCrdsDir)) {
+    throw new Error(`CNI plugins are missing or predate the Whereabouts CRDs (${dir}); build them with: tools/control-plane/build-binaries.sh cni`);
+  }
+  return plugins;
+}

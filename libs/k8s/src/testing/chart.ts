@@ -25,16 +25,30 @@ export interface ChartRelease {
  * error, a values schema violation) is thrown as it printed it.
  */
 export function renderChartTemplate(chartDir: string, template: string, release: ChartRelease): Record<string, unknown>[] {
+  return helmTemplate(chartDir, release, ['--show-only', `templates/${template}`]);
+}
+
+/** The umbrella chart an administrator installs: CRDs and one subchart per component. */
+export const UMBRELLA_CHART_DIR = fileURLToPath(new URL('../../../../charts/sriov-dra/', import.meta.url));
+
+/**
+ * Renders a whole chart with Helm itself, the manifests `helm install` applies into `release.namespace`
+ * after it has installed the chart's CRDs (which `helm template` leaves out, as here).
+ */
+export function renderChart(chartDir: string, release: ChartRelease): Record<string, unknown>[] {
+  return helmTemplate(chartDir, release, []);
+}
+
+function helmTemplate(chartDir: string, release: ChartRelease, only: readonly string[]): Record<string, unknown>[] {
   const dir = mkdtempSync(join(tmpdir(), 'chart-values-'));
   try {
     const values = join(dir, 'values.json');
     // JSON is YAML: Helm reads the overrides as they are, with no quoting rules in between.
     writeFileSync(values, JSON.stringify(release.values ?? {}));
-    const text = execFileSync(
-      helmBinary(),
-      ['template', 'release', chartDir, '--namespace', release.namespace, '--values', values, '--show-only', `templates/${template}`],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const text = execFileSync(helmBinary(), ['template', 'release', chartDir, '--namespace', release.namespace, '--values', values, ...only], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return parseAllDocuments(text)
       .map((document) => document.toJS() as Record<string, unknown> | null)
       .filter((object) => object !== null);

@@ -11,8 +11,8 @@
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|helm|all] (default all). `k8s` builds K8S_VERSION alone;
-# `all` also builds every release a test names explicitly (pinned_k8s_versions below). Environment:
+# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|helm|stack|all] (default all). `k8s` builds K8S_VERSION alone;
+# `stack` what the running stack needs (npm run demo); `all` also builds every release a test names explicitly (pinned_k8s_versions below). Environment:
 # K8S_VERSION (v1.36.3), ETCD_VERSION (for K8S_VERSION only; by default each release's pinned etcd),
 # CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION, HELM_VERSION.
 set -euo pipefail
@@ -207,7 +207,9 @@ case $what in
   kubelet-peer) build_kubelet_peer ;;
   multus) build_multus ;;
   helm) build_helm ;;
+  # What the stack itself runs on (npm run demo): no second Kubernetes release, no differential peers.
+  stack) build_k8s "$k8s_version" "${ETCD_VERSION:-}"; build_cni; build_kubelet_peer; build_multus; build_helm ;;
   all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_multus; build_helm ;;
-  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus, helm or all)" ;;
+  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus, helm, stack or all)" ;;
 esac
 log "done: $cache"

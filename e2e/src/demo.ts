@@ -1,0 +1,100 @@
+// npm run demo: the whole stack on a simulated node, installed from the chart; §14.2's Pod asks for two
+// GPU/NIC pairs by PCIe root and nothing else; the table shows what it got, `sriov-dra inspect` explains
+// it, and the Pod's deletion is shown to leave nothing behind. Exits non-zero if any of that is not so.
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { waitFor } from '@sriov-dra/k8s/testing';
+import { formatRows, podNetworkRows } from './report/pod-networks.ts';
+import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod } from './scenarios/gpu-nic-pairs.ts';
+import { NOTHING_LEFT, leftovers } from './stack/leftovers.ts';
+import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from './stack/stack.ts';
+
+const ADMIN_CLI = fileURLToPath(new URL('../../apps/dra-driver/src/admin/main.ts', import.meta.url));
+const POD = 'gpu-sriov-pairs-demo';
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function podPhase(stack: Stack): Promise<string | undefined> {
+  try {
+    return (await stack.admin.get<KubeObject & { status?: { phase?: string } }>(resourceTypes.pod, { namespace: WORKLOADS, name: POD })).status?.phase;
+  } catch (error) {
+    if (isApiError(error, 'NotFound')) return undefined;
+    throw error;
+  }
+}
+
+async function demo(stack: Stack): Promise<boolean> {
+  say('\n== the administrator maps each rail PF to its network template (§14.2); the workload names none');
+  await createPcieDeviceClasses(stack.admin);
+  await createPairsTemplate(stack.admin, WORKLOADS);
+  await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
+
+  say(`== creating Pod ${WORKLOADS}/${POD}: two GPU/NIC pairs matched by PCIe root, no networks annotation`);
+  const created = performance.now();
+  const pod = await stack.admin.create(resourceTypes.pod, pairsPod(POD), { namespace: WORKLOADS });
+  await waitFor('the Pod to run', async () => (await podPhase(stack)) === 'Running', { timeoutMs: 120_000, describe: () => stack.driver.logTail() });
+  say(`   Running after ${String(Math.round(performance.now() - created))} ms (scheduling, two drivers' prepare, CNI ADD through multus-shim)\n`);
+
+  const rows = await podNetworkRows(stack.admin, { namespace: WORKLOADS, name: POD }, stack.kubelet.sandbox(pod.metadata.uid)?.netns);
+  say(formatRows(rows));
+  const paired =
+    rows.length === 2 && rows.every((row) => row.vfRoot !== '' && row.vfRoot === row.pairedRoot && row.ip !== '' && row.sandboxIps.includes(row.ip));
+  const twoRails = new Set(rows.map((row) => row.rail)).size === 2;
+
+  say(`\n== sriov-dra inspect pod ${WORKLOADS}/${POD}`);
+  const inspect = spawnSync(
+    process.execPath,
+    [
+      '--conditions=@sriov-dra/source',
+      ADMIN_CLI,
+      'inspect',
+      'pod',
+      `${WORKLOADS}/${POD}`,
+      '--kubeconfig',
+      stack.cp.kubeconfig,
+      '--plugins-dir',
+      stack.node.pluginsDir,
+    ],
+    { encoding: 'utf8' },
+  );
+  process.stdout.write(inspect.stdout + inspect.stderr);
+
+  say('\n== deleting the Pod: CNI DEL, unprepare, shadows released');
+  await stack.admin.delete(resourceTypes.pod, { namespace: WORKLOADS, name: POD });
+  await waitFor('the Pod to be gone', async () => (await podPhase(stack)) === undefined, { timeoutMs: 60_000 });
+  let left = await leftovers(stack);
+  await waitFor(
+    'nothing to be left',
+    async () => {
+      left = await leftovers(stack);
+      return JSON.stringify(left) === JSON.stringify(NOTHING_LEFT);
+    },
+    { timeoutMs: 60_000, describe: () => JSON.stringify(left) },
+  ).catch(() => undefined);
+  const clean = JSON.stringify(left) === JSON.stringify(NOTHING_LEFT);
+  say(clean ? '   nothing left: no shadow, finalizer, IP allocation or lease; all 16 VFs back on the host' : `   LEFT BEHIND: ${JSON.stringify(left)}`);
+
+  const ok = paired && twoRails && inspect.status === 0 && clean;
+  if (!ok) say(`\nFAILED: pairs on one root ${String(paired)}, two rails ${String(twoRails)}, inspect exit ${String(inspect.status)}, clean ${String(clean)}`);
+  return ok;
+}
+
+const started = performance.now();
+say('== starting the stack: control plane, chart, driver, Multus daemon, operator, GPU stand-in, kubelet simulator');
+const stack = await startStack({
+  log: (line) => {
+    say(`   ${line}`);
+  },
+});
+let ok = false;
+try {
+  ok = await demo(stack);
+} finally {
+  await stack.stop(!ok);
+}
+say(`\n== done in ${(Math.round(performance.now() - started) / 1000).toFixed(1)} s`);
+process.exitCode = ok ? 0 : 1;

@@ -1,0 +1,109 @@
+// §14.3: the same two rails through the SR-IOV network operator's own objects — two SriovNetworks and two
+// SriovNetworkNodePolicies sharing one resourceName, each policy's spec.dra naming its network — from
+// which the node-policy operator generates the source NADs and the driver's DeviceAttributes and
+// SriovResourcePolicy. The node's SriovNetworkNodeState is written as the SR-IOV config daemon reports
+// the simulated inventory.
+import { type KubeClient, type KubeObject, type ResourceType, contentTypes, resourceTypes } from '@sriov-dra/k8s';
+import { waitFor } from '@sriov-dra/k8s/testing';
+import type { SimulatedNode } from '../stack/simulated-node.ts';
+import { DUAL_RAIL_LABEL } from '../stack/stack.ts';
+import { RAILS } from './gpu-nic-pairs.ts';
+
+const SRIOV_API = 'sriovnetwork.openshift.io/v1';
+const MELLANOX = '15b3';
+
+interface WithConditions extends KubeObject {
+  readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string; readonly reason?: string }[] };
+}
+
+/** The node's SriovNetworkNodeState, its status.interfaces as the config daemon reports the inventory. */
+export async function reportNodeState(admin: KubeClient, namespace: string, node: SimulatedNode): Promise<void> {
+  await admin.create(
+    resourceTypes.sriovNetworkNodeState,
+    { apiVersion: SRIOV_API, kind: 'SriovNetworkNodeState', metadata: { name: node.name }, spec: {} },
+    { namespace },
+  );
+  const interfaces = node.pfs.map((pf) => ({
+    name: pf.netdev,
+    pciAddress: pf.pciAddress,
+    vendor: MELLANOX,
+    deviceID: '101b',
+    numVfs: pf.vfs.length,
+    totalvfs: pf.vfs.length,
+    linkType: 'ETH',
+    Vfs: pf.vfs.map((vf, vfID) => ({ pciAddress: vf.pciAddress, vfID, vendor: MELLANOX, deviceID: '101c', name: vf.netdev, driver: vf.driver })),
+  }));
+  await admin.patch(
+    resourceTypes.sriovNetworkNodeState,
+    { namespace, name: node.name, subresource: 'status' },
+    { status: { interfaces } },
+    contentTypes.mergePatch,
+  );
+}
+
+/** §14.3's SriovNetworks and node policies, in the SR-IOV network operator's namespace. */
+export async function createOperatorRails(
+  admin: KubeClient,
+  options: { readonly operatorNamespace: string; readonly workloads: string; readonly whereaboutsConfig: string },
+): Promise<void> {
+  const namespace = options.operatorNamespace;
+  for (const rail of RAILS) {
+    const ipam = {
+      type: 'whereabouts',
+      network_name: rail.network,
+      range: rail.range,
+      range_start: rail.start,
+      range_end: rail.end,
+      configuration_path: options.whereaboutsConfig,
+    };
+    await admin.create(
+      resourceTypes.sriovNetwork,
+      {
+        apiVersion: SRIOV_API,
+        kind: 'SriovNetwork',
+        metadata: { name: rail.template },
+        spec: { resourceName: 'sriov_vfs', networkNamespace: options.workloads, ipam: JSON.stringify(ipam, null, 2) },
+      },
+      { namespace },
+    );
+    await admin.create(
+      resourceTypes.sriovNetworkNodePolicy,
+      {
+        apiVersion: SRIOV_API,
+        kind: 'SriovNetworkNodePolicy',
+        metadata: { name: rail.template.replace(/-net$/, '-policy') },
+        spec: {
+          resourceName: 'sriov_vfs',
+          nodeSelector: { [DUAL_RAIL_LABEL]: 'true' },
+          priority: 99,
+          numVfs: 8,
+          nicSelector: { vendor: MELLANOX, pfNames: [rail.pf] },
+          deviceType: 'netdevice',
+          linkType: 'eth',
+          dra: {
+            attributes: {
+              'sriovnetwork.openshift.io/sriovNetworkName': { string: rail.template },
+              'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: namespace },
+            },
+          },
+        },
+      },
+      { namespace },
+    );
+  }
+}
+
+/** Waits for what §14.3 says to verify before starting the workload: both policies' DRAConfigurationReady and both networks' Ready. */
+export async function waitOperatorRailsReady(admin: KubeClient, namespace: string, describe: () => string): Promise<void> {
+  const condition = async (type: ResourceType, name: string, conditionType: string) =>
+    (await admin.get<WithConditions>(type, { namespace, name })).status?.conditions?.find((candidate) => candidate.type === conditionType)?.status;
+  for (const rail of RAILS) {
+    await waitFor(
+      `${rail.template}: the policy's DRAConfigurationReady and the network's Ready`,
+      async () =>
+        (await condition(resourceTypes.sriovNetworkNodePolicy, rail.template.replace(/-net$/, '-policy'), 'DRAConfigurationReady')) === 'True' &&
+        (await condition(resourceTypes.sriovNetwork, rail.template, 'Ready')) === 'True',
+      { timeoutMs: 60_000, describe },
+    );
+  }
+}

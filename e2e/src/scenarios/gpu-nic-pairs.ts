@@ -3,8 +3,8 @@
 // namespace is the driver's, the PF names and subnets are the fixture's, and each Whereabouts IPAM names
 // the node's flat-file configuration (the datastore credentials a node's Whereabouts install provides).
 import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
-import type { KubeClient } from '@sriov-dra/k8s';
-import { resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { waitFor } from '@sriov-dra/k8s/testing';
 import { GPU_DRIVER } from '../node/gpu-stand-in.ts';
 import { RAIL_PFS } from '../stack/simulated-node.ts';
 import { DUAL_RAIL_LABEL } from '../stack/stack.ts';
@@ -156,4 +156,26 @@ export function pairsPod(name: string): Record<string, unknown> {
       resourceClaims: [{ name: 'devices', resourceClaimTemplateName: PAIRS_TEMPLATE }],
     },
   };
+}
+
+/** Waits until the driver's ResourceSlices publish VFs mapped to every rail's template (the policy is in effect). */
+export async function waitForPublishedRails(admin: KubeClient): Promise<void> {
+  const published = async (): Promise<Set<string>> => {
+    const slices = (
+      await admin.list<KubeObject & { spec: { driver: string; devices?: { attributes?: Record<string, { string?: string }> }[] } }>(resourceTypes.resourceSlice)
+    ).items;
+    const templates = slices
+      .filter((slice) => slice.spec.driver === DRIVER_NAME)
+      .flatMap((slice) => slice.spec.devices ?? [])
+      .map((device) => device.attributes?.['netAttachDefName']?.string ?? device.attributes?.[`${DRIVER_NAME}/netAttachDefName`]?.string);
+    return new Set(templates.filter((template) => template !== undefined));
+  };
+  await waitFor(
+    'the driver to publish VFs of every rail',
+    async () => {
+      const templates = await published();
+      return RAILS.every((rail) => templates.has(rail.template));
+    },
+    { timeoutMs: 30_000 },
+  );
 }

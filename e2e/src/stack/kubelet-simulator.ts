@@ -251,7 +251,10 @@ export class KubeletSimulator {
   async #call(driver: string, op: 'prepare' | 'unprepare', claims: readonly PeerClaim[]): Promise<string | undefined> {
     const peer = this.#peers.get(driver);
     if (peer === undefined) return `no plugin for driver ${driver} is registered`;
-    const answer = await peer.send({ op, claims });
+    // A peer replaced by a re-registration (the driver restarted) rejects what it had in flight: a failed call, retried.
+    const answer = await peer
+      .send({ op, claims })
+      .catch((error: unknown) => ({ ok: false, error: error instanceof Error ? error.message : String(error), result: undefined }));
     if (!answer.ok) return answer.error ?? 'failed';
     const failed = Object.entries((answer.result ?? {}) as Record<string, { error?: string }>).filter(([, claim]) => (claim.error ?? '') !== '');
     return failed.length === 0 ? undefined : failed.map(([claimUID, claim]) => `${claimUID}: ${claim.error ?? ''}`).join('; ');

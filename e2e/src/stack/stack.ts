@@ -57,10 +57,8 @@ export interface Stack {
   readonly logDir: string;
   /** The last lines of the stack's own log (progress, the kubelet's retries) and of each component's. */
   logTail(): string;
-  /** Kills the driver and starts it again; the kubelet re-registers it when its socket is back. */
-  restartDriver(): Promise<void>;
-  /** Kills the Multus daemon and starts it again (its socket and caches stay on the node). */
-  restartDaemon(): Promise<void>;
+  /** Starts the driver after a kill: the kubelet registers it again once its socket is back, then it turns ready. */
+  startDriver(): Promise<void>;
   /** Stops everything; the logs are kept (and their directory printed) when `keepLogs`. */
   stop(keepLogs?: boolean): Promise<void>;
 }
@@ -173,14 +171,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         `stack:\n${fs.readFileSync(stackLog, 'utf8').split('\n').slice(-30).join('\n')}`,
         ...[driver, daemon, operator].map((component) => `${component.name}:\n${component.logTail()}`),
       ].join('\n'),
-    restartDriver: async () => {
-      await driver.kill();
-      await startDriver();
-    },
-    restartDaemon: async () => {
-      await daemon.kill();
-      await daemon.start();
-    },
+    startDriver,
     stop: async (keepLogs = false) => {
       await kubelet.stop();
       for (const component of [operator, driver, daemon]) await component.stop();

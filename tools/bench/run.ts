@@ -1,4 +1,4 @@
-// npm run bench [project]: runs every `<project>/bench/*.bench.ts`, prints a table and writes JSON
+// npm run bench [project]: runs every `<project>/bench/*.bench.ts` (and the whole stack's, e2e/bench), prints a table and writes JSON
 // results to bench-results/latest.json. Each benchmark may name a baseline measured in the same run (ratios are
 // comparable across machines where absolute times are not) and a median target; a missed target makes
 // the command exit non-zero. Benchmarks are never part of the test suite.
@@ -46,20 +46,26 @@ interface Measurement {
 }
 
 function benchFiles(): { project: string; file: string }[] {
-  return ['libs', 'apps'].flatMap((group) =>
-    readdirSync(join(root, group), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .flatMap((entry) => {
-        const dir = join(root, group, entry.name, 'bench');
-        let files: string[] = [];
-        try {
-          files = readdirSync(dir).filter((file) => file.endsWith('.bench.ts'));
-        } catch {
-          return [];
-        }
-        return files.map((file) => ({ project: entry.name, file: join(dir, file) }));
-      }),
-  );
+  const e2e = join(root, 'e2e', 'bench');
+  const whole = readdirSync(e2e)
+    .filter((file) => file.endsWith('.bench.ts'))
+    .map((file) => ({ project: 'e2e', file: join(e2e, file) }));
+  return ['libs', 'apps']
+    .flatMap((group) =>
+      readdirSync(join(root, group), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .flatMap((entry) => {
+          const dir = join(root, group, entry.name, 'bench');
+          let files: string[] = [];
+          try {
+            files = readdirSync(dir).filter((file) => file.endsWith('.bench.ts'));
+          } catch {
+            return [];
+          }
+          return files.map((file) => ({ project: entry.name, file: join(dir, file) }));
+        }),
+    )
+    .concat(whole);
 }
 
 async function measure(name: string, run: () => unknown): Promise<{ samples: number; medianMs: number; p99Ms: number }> {

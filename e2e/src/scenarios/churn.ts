@@ -24,6 +24,8 @@ export interface ChurnOptions {
 export interface ChurnResult {
   /** Creation to CNI ADD done, per Pod, in milliseconds. */
   readonly readyMs: readonly number[];
+  /** Where that time went, per Pod: creation to the kubelet seeing it bound, then to every driver prepared, then to CNI ADD done. */
+  readonly phasesMs: readonly { readonly bound: number; readonly prepared: number; readonly added: number }[];
   readonly wallMs: number;
   readonly startedAt: Date;
   readonly endedAt: Date;
@@ -94,6 +96,7 @@ async function gone(stack: Stack, name: string): Promise<boolean> {
 export async function runChurn(stack: Stack, options: ChurnOptions, staticNads: readonly string[] = []): Promise<ChurnResult> {
   const free = [...staticNads];
   const readyMs: number[] = [];
+  const phasesMs: { bound: number; prepared: number; added: number }[] = [];
   const startedAt = new Date();
   const started = performance.now();
   let next = 0;
@@ -109,14 +112,19 @@ export async function runChurn(stack: Stack, options: ChurnOptions, staticNads: 
         timeoutMs: 120_000,
         describe: () => stack.logTail(),
       });
-      readyMs.push((stack.kubelet.timeline(pod.metadata.uid)?.added ?? Number.NaN) - created);
+      const timeline = stack.kubelet.timeline(pod.metadata.uid);
+      const added = timeline?.added ?? Number.NaN;
+      // A Pod without claims is prepared the moment it is seen.
+      const prepared = timeline?.prepared ?? timeline?.seen ?? Number.NaN;
+      readyMs.push(added - created);
+      phasesMs.push({ bound: (timeline?.seen ?? Number.NaN) - created, prepared: prepared - (timeline?.seen ?? Number.NaN), added: added - prepared });
       await stack.admin.delete(resourceTypes.pod, { namespace: WORKLOADS, name });
       await waitFor(`${name} to be gone`, () => gone(stack, name), { timeoutMs: 120_000, describe: () => stack.logTail() });
       if (network !== undefined) free.push(network);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
-  return { readyMs, wallMs: performance.now() - started, startedAt, endedAt: new Date() };
+  return { readyMs, phasesMs, wallMs: performance.now() - started, startedAt, endedAt: new Date() };
 }
 
 /** Workload objects left in the workloads namespace: Pods and ResourceClaims (generated claims go with their Pods). */

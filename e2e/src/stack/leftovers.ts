@@ -84,3 +84,18 @@ export const NOTHING_LEFT: Leftovers = {
   gpuClaims: [],
   driverCheckpointClaims: [],
 };
+
+/** How many things are left, over every kind. */
+export function leftoverCount(left: Leftovers): number {
+  const kinds = [
+    left.shadows,
+    left.whereaboutsAllocations,
+    left.whereaboutsReservations,
+    left.hostLocalLeases,
+    left.vfsAway,
+    left.vfsOffDriver,
+    left.gpuClaims,
+    left.driverCheckpointClaims,
+  ];
+  return kinds.reduce((sum, items) => sum + items.length, 0);
+}

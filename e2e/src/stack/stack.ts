@@ -37,6 +37,9 @@ export const GPUS = [
   { name: 'gpu-1', pcieRoot: RAIL_PFS[1].pcieRoot, uuid: 'GPU-8e4f2a91-6b3c-4d7a-a2e5-1c9d0f3b6e58' },
 ] as const;
 
+/** API users of the node's simulated agents. */
+export const AGENT_USERS = { kubelet: 'kubelet-worker-a', gpuDriver: 'gpu-dra-driver', whereabouts: 'whereabouts' } as const;
+
 export interface StackOptions {
   /** Audit every API request (ControlPlane.auditLog), for counting requests per component. */
   readonly audit?: boolean;
@@ -79,7 +82,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const cp = await startControlPlane({ controllerManager: true, scheduler: true, ...(options.audit === true ? { audit: true } : {}) });
   const admin = cp.adminClient;
   await createReadyNode(admin, NODE_NAME, { [DUAL_RAIL_LABEL]: 'true' });
-  const node = startSimulatedNode({ name: NODE_NAME, whereaboutsKubeconfig: cp.kubeconfig, primaryBridge: `sdra${String(process.pid % 100_000)}` });
+  // The node's agents act with full rights (as a kubelet's and Whereabouts' own grants would let them), each
+  // under its own name so that the audit log tells their requests apart.
+  const node = startSimulatedNode({
+    name: NODE_NAME,
+    whereaboutsKubeconfig: cp.kubeconfigFor(AGENT_USERS.whereabouts, { groups: ['system:masters'] }),
+    primaryBridge: `sdra${String(process.pid % 100_000)}`,
+  });
   const ports = { driverHealth: await freePort(), daemonMetrics: await freePort(), operatorHealth: await freePort() };
 
   log('installing the chart from its rendered manifests');
@@ -90,8 +99,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   });
   await createNamespace(admin, WORKLOADS);
 
-  const kubelet = new KubeletSimulator({ client: admin, nodeName: NODE_NAME, namespaces: [WORKLOADS], cni: node.cni, log });
-  const gpu = await startGpuStandIn({ client: admin, nodeName: NODE_NAME, pluginsDir: node.pluginsDir, registrarDir: node.registrarDir, gpus: GPUS });
+  const kubelet = new KubeletSimulator({
+    client: cp.clientFor(AGENT_USERS.kubelet, ['system:masters']),
+    nodeName: NODE_NAME,
+    namespaces: [WORKLOADS],
+    cni: node.cni,
+    log,
+  });
+  const gpu = await startGpuStandIn({
+    client: cp.clientFor(AGENT_USERS.gpuDriver, ['system:masters']),
+    nodeName: NODE_NAME,
+    pluginsDir: node.pluginsDir,
+    registrarDir: node.registrarDir,
+    gpus: GPUS,
+  });
   await kubelet.registerDriver(gpu.registrationSocket);
 
   log('starting the Multus daemon from its DaemonSet');

@@ -74,7 +74,7 @@ function churnPod(name: string, network: string | undefined): Record<string, unk
     kind: 'Pod',
     metadata: { name, ...(managed ? {} : { annotations: { [annotations.networks]: JSON.stringify([{ name: network, interface: 'net1' }]) } }) },
     spec: {
-      terminationGracePeriodSeconds: 0,
+      terminationGracePeriodSeconds: 5,
       containers: [{ name: 'workload', image: 'registry.example.com/app:1', ...(managed ? { resources: { claims: [{ name: 'nic' }] } } : {}) }],
       ...(managed ? { resourceClaims: [{ name: 'nic', resourceClaimTemplateName: ONE_VF_TEMPLATE }] } : {}),
     },

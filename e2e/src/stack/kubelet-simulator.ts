@@ -44,6 +44,8 @@ export interface Sandbox {
   readonly netnsPath: string;
   /** CNI ADD's result, as the shim printed it. */
   readonly result: { readonly ips?: readonly { readonly address: string }[] };
+  /** The entry configuration its CNI calls use when not the node's first. */
+  readonly config?: Buffer;
 }
 
 /** When each step of a Pod's start finished, in performance.now() milliseconds. */
@@ -52,6 +54,16 @@ export interface PodTimeline {
   prepared?: number;
   added?: number;
   tornDown?: number;
+}
+
+/**
+ * How a test steps into one Pod's start: a moment between its claims being allocated and their prepare,
+ * and another Multus on the node for its CNI calls (its entry configuration, and the sandbox path as that
+ * daemon sees the node's network namespaces).
+ */
+export interface PodHooks {
+  beforePrepare?(pod: SimulatedPod): Promise<void>;
+  cniFor?(pod: SimulatedPod): { readonly config: Buffer; readonly netnsPath: (netns: string) => string } | undefined;
 }
 
 export interface KubeletSimulatorOptions {
@@ -78,6 +90,7 @@ export class KubeletSimulator {
   readonly #timelines = new Map<string, PodTimeline>();
   readonly #deleting = new Set<string>();
   readonly #abort = new AbortController();
+  #hooks: PodHooks = {};
   #informer: Informer<SimulatedPod> | undefined;
   #informerRun: Promise<void> | undefined;
 
@@ -97,6 +110,10 @@ export class KubeletSimulator {
     await this.#peers.get(driver)?.close();
     this.#peers.set(driver, peer);
     return driver;
+  }
+
+  setPodHooks(hooks: PodHooks): void {
+    this.#hooks = hooks;
   }
 
   /** Starts running the node's Pods; returns once the first list is in. */
@@ -187,6 +204,7 @@ export class KubeletSimulator {
       }
     }
     this.#prepared.set(uid, byDriver);
+    await this.#hooks.beforePrepare?.(pod);
     for (const [driver, driverClaims] of byDriver) {
       while (!this.#stopped(uid)) {
         const failure = await this.#call(driver, 'prepare', driverClaims);
@@ -206,20 +224,21 @@ export class KubeletSimulator {
     const netns = `sdra-${uid.slice(0, 8)}-${randomBytes(3).toString('hex')}`;
     execFileSync('ip', ['netns', 'add', netns]);
     const containerID = randomBytes(32).toString('hex');
-    const netnsPath = path.join('/var/run/netns', netns);
+    const other = this.#hooks.cniFor?.(pod);
+    const netnsPath = other?.netnsPath(netns) ?? path.join('/var/run/netns', netns);
     let result: Sandbox['result'] | undefined;
     while (!this.#stopped(uid)) {
-      const add = await this.#cni('ADD', pod, containerID, netnsPath);
+      const add = await this.#cni('ADD', pod, containerID, netnsPath, other?.config);
       if (add.code === 0) {
         this.#options.log(`${who}: CNI ADD done in ${netns}`);
         result = JSON.parse(add.stdout) as Sandbox['result'];
         break;
       }
       this.#options.log(`${who}: CNI ADD failed, retrying after DEL: ${add.stdout}${add.stderr}`);
-      await this.#cni('DEL', pod, containerID, netnsPath);
+      await this.#cni('DEL', pod, containerID, netnsPath, other?.config);
       await sleep(RETRY_MS);
     }
-    this.#sandboxes.set(uid, { containerID, netns, netnsPath, result: result ?? {} });
+    this.#sandboxes.set(uid, { containerID, netns, netnsPath, result: result ?? {}, ...(other === undefined ? {} : { config: other.config }) });
     if (result === undefined) return;
     if (timeline !== undefined) timeline.added = performance.now();
     await this.#reportRunning(pod, result);
@@ -266,14 +285,15 @@ export class KubeletSimulator {
     pod: SimulatedPod,
     containerID: string,
     netnsPath: string,
+    given?: Buffer,
   ): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const { cniConfDir, cniBinDir } = this.#options.cni;
     const entry = fs
       .readdirSync(cniConfDir)
       .filter((file) => /\.(conf|conflist|json)$/.test(file))
       .sort()[0];
-    if (entry === undefined) return { code: null, stdout: '', stderr: `no CNI configuration in ${cniConfDir}` };
-    const config = fs.readFileSync(path.join(cniConfDir, entry));
+    if (given === undefined && entry === undefined) return { code: null, stdout: '', stderr: `no CNI configuration in ${cniConfDir}` };
+    const config = given ?? fs.readFileSync(path.join(cniConfDir, entry ?? ''));
     const type = (JSON.parse(config.toString('utf8')) as { type?: string }).type ?? '';
     const args = [
       'IgnoreUnknown=1',
@@ -335,7 +355,7 @@ export class KubeletSimulator {
     const sandbox = this.#sandboxes.get(uid);
     if (sandbox !== undefined) {
       for (;;) {
-        const del = await this.#cni('DEL', pod, sandbox.containerID, sandbox.netnsPath);
+        const del = await this.#cni('DEL', pod, sandbox.containerID, sandbox.netnsPath, sandbox.config);
         if (del.code === 0 || this.#abort.signal.aborted) break;
         this.#options.log(`${who}: CNI DEL failed, retrying: ${del.stdout}${del.stderr}`);
         await sleep(RETRY_MS);

@@ -76,6 +76,11 @@ export interface KubeletSimulatorOptions {
 }
 
 const RETRY_MS = 300;
+/**
+ * A kubelet-peer process answers one call at a time, where a kubelet calls a driver for several Pods at
+ * once: each driver gets this many, each registered as the kubelet registers a plugin, taken in turn.
+ */
+const PEERS_PER_DRIVER = 4;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -83,7 +88,8 @@ function sleep(ms: number): Promise<void> {
 
 export class KubeletSimulator {
   readonly #options: KubeletSimulatorOptions;
-  readonly #peers = new Map<string, KubeletPeer>();
+  readonly #peers = new Map<string, KubeletPeer[]>();
+  #turn = 0;
   readonly #runs = new Map<string, Promise<void>>();
   readonly #sandboxes = new Map<string, Sandbox>();
   readonly #prepared = new Map<string, Map<string, PeerClaim[]>>();
@@ -100,15 +106,20 @@ export class KubeletSimulator {
 
   /** Registers a DRA driver as the kubelet's plugin watcher does when its registration socket appears. */
   async registerDriver(registrationSocket: string): Promise<string> {
-    const peer = await KubeletPeer.start();
-    const answer = await peer.send({ op: 'register', socket: registrationSocket });
-    if (!answer.ok) {
-      await peer.close();
-      throw new Error(`the kubelet refused the plugin at ${registrationSocket}: ${answer.error ?? ''}\n${peer.log}`);
+    const peers: KubeletPeer[] = [];
+    let driver = '';
+    for (let index = 0; index < PEERS_PER_DRIVER; index += 1) {
+      const peer = await KubeletPeer.start();
+      peers.push(peer);
+      const answer = await peer.send({ op: 'register', socket: registrationSocket });
+      if (!answer.ok) {
+        for (const started of peers) await started.close();
+        throw new Error(`the kubelet refused the plugin at ${registrationSocket}: ${answer.error ?? ''}\n${peer.log}`);
+      }
+      driver = (answer.result as { driverName: string }).driverName;
     }
-    const driver = (answer.result as { driverName: string }).driverName;
-    await this.#peers.get(driver)?.close();
-    this.#peers.set(driver, peer);
+    for (const previous of this.#peers.get(driver) ?? []) await previous.close();
+    this.#peers.set(driver, peers);
     return driver;
   }
 
@@ -157,7 +168,7 @@ export class KubeletSimulator {
     this.#abort.abort();
     await this.#informerRun;
     await Promise.allSettled(this.#runs.values());
-    for (const peer of this.#peers.values()) await peer.close();
+    for (const peer of [...this.#peers.values()].flat()) await peer.close();
     this.#peers.clear();
   }
 
@@ -268,7 +279,8 @@ export class KubeletSimulator {
 
   /** One prepare or unprepare call; the failure text, or undefined when every claim succeeded. */
   async #call(driver: string, op: 'prepare' | 'unprepare', claims: readonly PeerClaim[]): Promise<string | undefined> {
-    const peer = this.#peers.get(driver);
+    const peers = this.#peers.get(driver) ?? [];
+    const peer = peers[this.#turn++ % Math.max(1, peers.length)];
     if (peer === undefined) return `no plugin for driver ${driver} is registered`;
     // A peer replaced by a re-registration (the driver restarted) rejects what it had in flight: a failed call, retried.
     const answer = await peer

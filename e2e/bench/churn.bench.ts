@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { AuditEvent } from '@sriov-dra/k8s/testing';
 import { createOneVfTemplate, createStaticNads, runChurn, workloadLeftovers, type ChurnMode } from '../src/scenarios/churn.ts';
 import { createDirectRailMapping, createPcieDeviceClasses } from '../src/scenarios/gpu-nic-pairs.ts';
-import { leftoverCount, leftovers } from '../src/stack/leftovers.ts';
+import { leftoverCount, settledLeftovers } from '../src/stack/leftovers.ts';
 import { AGENT_USERS, OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS, startStack } from '../src/stack/stack.ts';
 
 const DEMO = fileURLToPath(new URL('../src/demo.ts', import.meta.url));
@@ -54,14 +54,8 @@ async function churnFigures(mode: ChurnMode): Promise<Record<string, number>> {
     const before = (await audit.requests()).length;
     const result = await runChurn(stack, { mode, pods: PODS, concurrency: CONCURRENCY }, staticNads);
     // Let the last releases (claim deletion, shadow finalizers) land before counting and looking for leaks.
-    const deadline = performance.now() + 30_000;
-    let left = await leftovers(stack);
-    let workloads = await workloadLeftovers(stack.admin);
-    while (leftoverCount(left) + workloads.length > 0 && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      left = await leftovers(stack);
-      workloads = await workloadLeftovers(stack.admin);
-    }
+    const left = await settledLeftovers(stack, 30_000);
+    const workloads = await workloadLeftovers(stack.admin);
     const requests = (await audit.requests()).slice(before).filter((event) => event.verb !== 'watch');
     const perComponent: Record<string, number> = {};
     for (const event of requests) perComponent[componentOf(event)] = (perComponent[componentOf(event)] ?? 0) + 1;

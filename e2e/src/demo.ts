@@ -8,7 +8,7 @@ import { type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { formatRows, podNetworkRows } from './report/pod-networks.ts';
 import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod } from './scenarios/gpu-nic-pairs.ts';
-import { NOTHING_LEFT, leftovers } from './stack/leftovers.ts';
+import { leftoverCount, settledLeftovers } from './stack/leftovers.ts';
 import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from './stack/stack.ts';
 
 const ADMIN_CLI = fileURLToPath(new URL('../../apps/dra-driver/src/admin/main.ts', import.meta.url));
@@ -66,16 +66,8 @@ async function demo(stack: Stack): Promise<boolean> {
   say('\n== deleting the Pod: CNI DEL, unprepare, shadows released');
   await stack.admin.delete(resourceTypes.pod, { namespace: WORKLOADS, name: POD });
   await waitFor('the Pod to be gone', async () => (await podPhase(stack)) === undefined, { timeoutMs: 60_000 });
-  let left = await leftovers(stack);
-  await waitFor(
-    'nothing to be left',
-    async () => {
-      left = await leftovers(stack);
-      return JSON.stringify(left) === JSON.stringify(NOTHING_LEFT);
-    },
-    { timeoutMs: 60_000, describe: () => JSON.stringify(left) },
-  ).catch(() => undefined);
-  const clean = JSON.stringify(left) === JSON.stringify(NOTHING_LEFT);
+  const left = await settledLeftovers(stack);
+  const clean = leftoverCount(left) === 0;
   say(clean ? '   nothing left: no shadow, finalizer, IP allocation or lease; all 16 VFs back on the host' : `   LEFT BEHIND: ${JSON.stringify(left)}`);
 
   const ok = paired && twoRails && inspect.status === 0 && clean;

@@ -5,7 +5,7 @@ import { type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { type PodNetworkRow, podNetworkRows } from '../src/report/pod-networks.ts';
 import { RAILS } from '../src/scenarios/gpu-nic-pairs.ts';
-import { type Leftovers, NOTHING_LEFT, leftovers } from '../src/stack/leftovers.ts';
+import { type Leftovers, NOTHING_LEFT, leftoverCount, settledLeftovers } from '../src/stack/leftovers.ts';
 import { type Stack, WORKLOADS } from '../src/stack/stack.ts';
 
 async function phaseOf(stack: Stack, name: string): Promise<string | undefined> {
@@ -36,16 +36,8 @@ export async function deletePod(stack: Stack, name: string): Promise<void> {
 
 /** Waits until nothing is left of any Pod, and asserts it; returns what was left at the last look. */
 export async function expectNothingLeft(stack: Stack): Promise<Leftovers> {
-  let left = await leftovers(stack);
-  await waitFor(
-    'nothing to be left',
-    async () => {
-      left = await leftovers(stack);
-      return JSON.stringify(left) === JSON.stringify(NOTHING_LEFT);
-    },
-    { timeoutMs: 60_000, describe: () => `${JSON.stringify(left)}\n${stack.logTail()}` },
-  ).catch(() => undefined);
-  expect(left).toEqual(NOTHING_LEFT);
+  const left = await settledLeftovers(stack);
+  expect({ left, log: leftoverCount(left) === 0 ? '' : stack.logTail() }).toEqual({ left: NOTHING_LEFT, log: '' });
   return left;
 }
 

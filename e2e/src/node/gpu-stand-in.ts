@@ -3,9 +3,9 @@
 // sockets, preparing a claim by answering each allocated GPU's CDI device ID. Nothing on the host changes.
 import { lstat, mkdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Server, ServerCredentials, type ServerUnaryCall, status } from '@grpc/grpc-js';
+import { Server, type ServerUnaryCall, status } from '@grpc/grpc-js';
 import { type KubeClient, errorMessage, isApiError, readResourceClaim, resourcePath, resourceTypes } from '@sriov-dra/k8s';
-import { DRA_PLUGIN_TYPE, DRA_PLUGIN_V1, draV1, registrationV1 } from '@sriov-dra/kubelet-api';
+import { DRA_PLUGIN_TYPE, DRA_PLUGIN_V1, bindUnixSocket, draV1, registrationV1, shutdownServer } from '@sriov-dra/kubelet-api';
 
 export const GPU_DRIVER = 'gpu.nvidia.com';
 
@@ -109,28 +109,6 @@ async function removeSocket(path: string): Promise<void> {
   await rm(path, { force: true });
 }
 
-function bind(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(`unix:${path}`, ServerCredentials.createInsecure(), (error) => {
-      if (error === null) resolve();
-      else reject(error);
-    });
-  });
-}
-
-function shutdown(server: Server, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
-    }, graceMs);
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      resolve();
-    });
-  });
-}
-
 /** Aborts the API reads of a call the kubelet gave up on. */
 function cancelSignal(call: ServerUnaryCall<unknown, unknown>): AbortSignal {
   const controller = new AbortController();
@@ -227,9 +205,9 @@ export async function startGpuStandIn(options: GpuStandInOptions): Promise<GpuSt
   const registrationServer = new Server();
   registrationServer.addService(registrationV1.RegistrationService, registrar);
   // The registration socket's appearance is what makes the kubelet dial the endpoint, so it comes last.
-  await bind(draServer, draSocket);
+  await bindUnixSocket(draServer, draSocket);
   try {
-    await bind(registrationServer, registrationSocket);
+    await bindUnixSocket(registrationServer, registrationSocket);
   } catch (error) {
     draServer.forceShutdown();
     await removeSocket(draSocket);
@@ -240,8 +218,8 @@ export async function startGpuStandIn(options: GpuStandInOptions): Promise<GpuSt
   const stop = async (): Promise<void> => {
     // Gone first, so the kubelet deregisters the plugin rather than calling one that is going away.
     await removeSocket(registrationSocket);
-    await shutdown(registrationServer, 1_000);
-    await shutdown(draServer, 5_000);
+    await shutdownServer(registrationServer, 1_000);
+    await shutdownServer(draServer, 5_000);
     await removeSocket(draSocket);
   };
 

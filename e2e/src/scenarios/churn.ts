@@ -8,6 +8,7 @@ import { annotations } from '@sriov-dra/contract';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { type Stack, WORKLOADS } from '../stack/stack.ts';
+import { createClaimTemplate } from './claim-template.ts';
 import { RAILS, railConfig } from './gpu-nic-pairs.ts';
 
 export const ONE_VF_TEMPLATE = 'one-rail-vf';
@@ -33,18 +34,7 @@ export interface ChurnResult {
 
 /** The claim template of a managed churn Pod: one VF of any rail, by the PCIe DeviceClass (§14.2's). */
 export async function createOneVfTemplate(admin: KubeClient): Promise<void> {
-  await admin.create(
-    resourceTypes.resourceClaimTemplate,
-    {
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'ResourceClaimTemplate',
-      metadata: { name: ONE_VF_TEMPLATE },
-      spec: {
-        spec: { devices: { requests: [{ name: 'nic', exactly: { deviceClassName: 'sriov-pcie-netdevice', allocationMode: 'ExactCount', count: 1 } }] } },
-      },
-    },
-    { namespace: WORKLOADS },
-  );
+  await createClaimTemplate(admin, { namespace: WORKLOADS, name: ONE_VF_TEMPLATE }, [{ name: 'nic', deviceClassName: 'sriov-pcie-netdevice' }]);
 }
 
 /** The baseline's hand-written NADs: one per VF, its PCI address static, its rail's IPAM. Returns their names. */

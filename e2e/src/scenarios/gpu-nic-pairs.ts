@@ -6,6 +6,7 @@ import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { GPU_DRIVER } from '../node/gpu-stand-in.ts';
+import { createClaimTemplate } from './claim-template.ts';
 import { RAIL_PFS } from '../stack/simulated-node.ts';
 import { DUAL_RAIL_LABEL } from '../stack/stack.ts';
 
@@ -63,31 +64,18 @@ export async function createPcieDeviceClasses(admin: KubeClient): Promise<void> 
 
 /** The workload side of §14.2: the claim template with two scoped root constraints. Nothing names a rail. */
 export async function createPairsTemplate(admin: KubeClient, namespace: string): Promise<void> {
-  const request = (name: string, deviceClassName: string) => ({ name, exactly: { deviceClassName, allocationMode: 'ExactCount', count: 1 } });
-  await admin.create(
-    resourceTypes.resourceClaimTemplate,
-    {
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'ResourceClaimTemplate',
-      metadata: { name: PAIRS_TEMPLATE },
-      spec: {
-        spec: {
-          devices: {
-            requests: [
-              request('gpu-0', 'nvidia-gpu-pcie'),
-              request('nic-0', 'sriov-pcie-netdevice'),
-              request('gpu-1', 'nvidia-gpu-pcie'),
-              request('nic-1', 'sriov-pcie-netdevice'),
-            ],
-            constraints: [
-              { requests: ['gpu-0', 'nic-0'], matchAttribute: 'resource.kubernetes.io/pcieRoot' },
-              { requests: ['gpu-1', 'nic-1'], matchAttribute: 'resource.kubernetes.io/pcieRoot' },
-            ],
-          },
-        },
-      },
-    },
-    { namespace },
+  const pair = (index: number) => [
+    { name: `gpu-${String(index)}`, deviceClassName: 'nvidia-gpu-pcie' },
+    { name: `nic-${String(index)}`, deviceClassName: 'sriov-pcie-netdevice' },
+  ];
+  await createClaimTemplate(
+    admin,
+    { namespace, name: PAIRS_TEMPLATE },
+    [...pair(0), ...pair(1)],
+    [
+      { requests: ['gpu-0', 'nic-0'], matchAttribute: 'resource.kubernetes.io/pcieRoot' },
+      { requests: ['gpu-1', 'nic-1'], matchAttribute: 'resource.kubernetes.io/pcieRoot' },
+    ],
   );
 }
 

@@ -4,6 +4,7 @@
 import { DRIVER_API_VERSION, DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { DUAL_RAIL_LABEL } from '../stack/stack.ts';
+import { createClaimTemplate } from './claim-template.ts';
 
 export const ONE_NETWORK = {
   template: 'rail-a-net',
@@ -62,18 +63,9 @@ export async function createOneNetwork(
       ],
     },
   });
-  await admin.create(
-    resourceTypes.resourceClaimTemplate,
-    {
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'ResourceClaimTemplate',
-      metadata: { name: ONE_NETWORK.claimTemplate },
-      spec: {
-        spec: { devices: { requests: [{ name: 'vf', exactly: { deviceClassName: ONE_NETWORK.deviceClass, allocationMode: 'ExactCount', count: 1 } }] } },
-      },
-    },
-    { namespace: options.workloads },
-  );
+  await createClaimTemplate(admin, { namespace: options.workloads, name: ONE_NETWORK.claimTemplate }, [
+    { name: 'vf', deviceClassName: ONE_NETWORK.deviceClass },
+  ]);
 }
 
 /** A Pod with one VF of the class through its claim template, nothing else about networks. */

@@ -3,6 +3,7 @@
 // allocations and reservations, host-local leases, VFs outside the host namespace or off their driver,
 // GPU and driver preparations.
 import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { DRIVER_NAME, labels } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
@@ -98,4 +99,18 @@ export function leftoverCount(left: Leftovers): number {
     left.driverCheckpointClaims,
   ];
   return kinds.reduce((sum, items) => sum + items.length, 0);
+}
+
+/**
+ * Looks until nothing is left or `timeoutMs` passed (releases land asynchronously: finalizers, the
+ * resourceclaim controller), and returns what was left at the last look.
+ */
+export async function settledLeftovers(stack: Stack, timeoutMs = 60_000): Promise<Leftovers> {
+  const deadline = performance.now() + timeoutMs;
+  let left = await leftovers(stack);
+  while (leftoverCount(left) > 0 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    left = await leftovers(stack);
+  }
+  return left;
 }

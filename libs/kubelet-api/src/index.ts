@@ -5,3 +5,4 @@ export * as draV1beta1 from './gen/dra/v1beta1/api.ts';
 export * as draHealthV1alpha1 from './gen/dra-health/v1alpha1/api.ts';
 export * as registrationV1 from './gen/pluginregistration/v1/api.ts';
 export * from './services.ts';
+export * from './unix-socket-server.ts';

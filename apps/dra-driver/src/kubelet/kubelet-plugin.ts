@@ -1,5 +1,5 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { draHealthV1alpha1, draV1, draV1beta1, registrationV1 } from '@sriov-dra/kubelet-api';
+import { Server } from '@grpc/grpc-js';
+import { bindUnixSocket, draHealthV1alpha1, draV1, draV1beta1, registrationV1, shutdownServer } from '@sriov-dra/kubelet-api';
 import type { Logger } from 'pino';
 import type { ClaimPreparer } from './claim-preparer.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
@@ -37,28 +37,6 @@ export interface KubeletPlugin {
   stop(): Promise<void>;
 }
 
-function bind(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(`unix:${path}`, ServerCredentials.createInsecure(), (error) => {
-      if (error === null) resolve();
-      else reject(error);
-    });
-  });
-}
-
-function shutdown(server: Server, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
-    }, graceMs);
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      resolve();
-    });
-  });
-}
-
 /**
  * Serves the kubelet plugin: DRAPlugin v1 and v1beta1 (and DRAResourceHealth v1alpha1 when a health
  * source is given) on the DRA socket, then the Registration service on the registration socket. The
@@ -94,9 +72,9 @@ export async function startKubeletPlugin(options: KubeletPluginOptions): Promise
   const registrationServer = new Server();
   registrationServer.addService(registrationV1.RegistrationService, registration.server);
 
-  await bind(draServer, paths.dra);
+  await bindUnixSocket(draServer, paths.dra);
   try {
-    await bind(registrationServer, paths.registration);
+    await bindUnixSocket(registrationServer, paths.registration);
   } catch (error) {
     draServer.forceShutdown();
     await removeStaleSocket(paths.dra);
@@ -109,10 +87,10 @@ export async function startKubeletPlugin(options: KubeletPluginOptions): Promise
     // Removing the registration socket first makes the kubelet deregister instead of calling a plugin
     // that is going away.
     await removeStaleSocket(paths.registration);
-    await shutdown(registrationServer, 1_000);
+    await shutdownServer(registrationServer, 1_000);
     health?.close();
     // Closing the listener unlinks the DRA socket path; the wire test checks that nothing is left.
-    await shutdown(draServer, callDeadlineMs + 5_000);
+    await shutdownServer(draServer, callDeadlineMs + 5_000);
     logger.info({ driver: driverName }, 'kubelet plugin stopped');
   };
 

@@ -1,7 +1,8 @@
 // Scenario (c), §14.3: the two rails through the SR-IOV network operator's objects. Two node policies
 // share one resourceName; each one's spec.dra names its SriovNetwork. The node-policy operator (started
 // from the chart's Deployment, on the chart's RBAC) generates the source NADs and the driver's
-// DeviceAttributes and SriovResourcePolicy, and §14.2's Pod comes up with each VF on its own rail.
+// DeviceAttributes and SriovResourcePolicy, and §14.2's Pod comes up with each VF on its own rail. The
+// chart's validating webhook admits the policies and refuses spec.dra on the default one.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
@@ -59,6 +60,37 @@ describe('two rails through SriovNetworkNodePolicy and SriovNetwork (§14.3)', (
     expect(sets.flatMap((set) => Object.keys(set.spec.attributes)).filter((key) => key.startsWith('sriovnetwork.openshift.io/sriovNetwork'))).toEqual([]);
     passed = true;
   }, 120_000);
+
+  it('has the chart’s admission webhook, called through its Service, refuse spec.dra on the default policy', async () => {
+    const refusal = await stack.admin
+      .create(
+        resourceTypes.sriovNetworkNodePolicy,
+        {
+          apiVersion: 'sriovnetwork.openshift.io/v1',
+          kind: 'SriovNetworkNodePolicy',
+          metadata: { name: 'default' },
+          spec: {
+            resourceName: 'sriov_vfs',
+            nodeSelector: {},
+            numVfs: 8,
+            nicSelector: { pfNames: [RAILS[0].pf] },
+            dra: {
+              attributes: {
+                'sriovnetwork.openshift.io/sriovNetworkName': { string: RAILS[0].template },
+                'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NAMESPACE },
+              },
+            },
+          },
+        },
+        { namespace: OPERATOR_NAMESPACE },
+      )
+      .then(
+        () => 'stored',
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+    expect(refusal).toContain('admission webhook "validate-sriovnetworknodepolicy.sriovnetwork.openshift.io" denied the request');
+    expect(refusal).toContain('DRABlockOnDefaultPolicy');
+  });
 
   it('runs §14.2’s Pod with each VF on the rail its policy maps, no rail named by the workload', async () => {
     passed = false;

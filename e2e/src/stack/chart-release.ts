@@ -1,7 +1,6 @@
 // The stack installed the way an administrator installs it: the umbrella chart rendered by Helm itself
 // with values for this node, its CRDs (and Whereabouts') established first as `helm install` does, then
-// every rendered object created on the API server as it is. Only the webhook is left out here: its own
-// test calls it through a Service (endpoint routing on a test bridge), which this stack does not need.
+// every rendered object created on the API server as it is.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { KubeClient } from '@sriov-dra/k8s';
@@ -12,6 +11,7 @@ export interface ReleasePorts {
   readonly driverHealth: number;
   readonly daemonMetrics: number;
   readonly operatorHealth: number;
+  readonly webhook: number;
 }
 
 export interface ChartRelease {
@@ -36,7 +36,7 @@ export function releaseValues(node: SimulatedNode, operatorNamespace: string, po
       host: { kubeletDir: node.kubeletDir, cdiRoot: node.cdiRoot },
     },
     'multus-live-read-proxy': { metricsPort: ports.daemonMetrics, host: node.cni },
-    'node-policy-operator': { operatorNamespace, replicas: 1, healthPort: ports.operatorHealth, webhook: { enabled: false } },
+    'node-policy-operator': { operatorNamespace, replicas: 1, healthPort: ports.operatorHealth, webhook: { replicas: 1, port: ports.webhook } },
   };
 }
 

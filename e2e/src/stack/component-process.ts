@@ -39,6 +39,10 @@ export interface ComponentOptions {
   /** Where the content of a volume is on this machine; a host path is itself unless mapped here. */
   readonly volumeContent: (volume: RenderedVolume) => string | undefined;
   readonly logDir: string;
+  /** Names its log and kubeconfig when two workloads run one program (the operator and its webhook); default: the component. */
+  readonly instance?: string;
+  /** False for a workload that mounts no API token (the webhook): no credentials are issued. */
+  readonly credentials?: boolean;
   /** Whether the component is ready (its probe); polled after each start. */
   readonly ready: () => Promise<boolean>;
 }
@@ -85,19 +89,25 @@ export class ComponentProcess {
     const component = new ComponentProcess(options);
     const pod = await controllerPod(options.cp.adminClient, options.workload, options.nodeName);
     const namespace = pod.metadata.namespace ?? '';
-    const kubeconfig = await serviceAccountKubeconfig(
-      options.cp,
-      { namespace, name: component.#pod.serviceAccountName },
-      path.join(options.logDir, `${options.component}.kubeconfig`),
-      { name: pod.metadata.name, uid: pod.metadata.uid },
-    );
     const fields = { 'spec.nodeName': options.nodeName, 'metadata.namespace': namespace, 'metadata.name': pod.metadata.name };
-    component.#env = { ...containerEnvironment(component.#pod, component.#container, fields, options.volumeContent), KUBECONFIG: kubeconfig };
+    component.#env = containerEnvironment(component.#pod, component.#container, fields, options.volumeContent);
+    if (options.credentials !== false) {
+      component.#env['KUBECONFIG'] = await serviceAccountKubeconfig(
+        options.cp,
+        { namespace, name: component.#pod.serviceAccountName },
+        path.join(options.logDir, `${component.instance}.kubeconfig`),
+        { name: pod.metadata.name, uid: pod.metadata.uid },
+      );
+    }
     return component;
   }
 
   get name(): ComponentName {
     return this.#options.component;
+  }
+
+  get instance(): string {
+    return this.#options.instance ?? this.#options.component;
   }
 
   get podSpec(): RenderedPodSpec {
@@ -109,7 +119,7 @@ export class ComponentProcess {
   }
 
   get logFile(): string {
-    return path.join(this.#options.logDir, `${this.#options.component}.log`);
+    return path.join(this.#options.logDir, `${this.instance}.log`);
   }
 
   get pid(): number | undefined {
@@ -131,7 +141,7 @@ export class ComponentProcess {
 
   async waitReady(): Promise<void> {
     const child = this.#child;
-    await waitFor(`${this.#options.component} to become ready (start ${String(this.#starts)})`, this.#options.ready, {
+    await waitFor(`${this.instance} to become ready (start ${String(this.#starts)})`, this.#options.ready, {
       timeoutMs: 90_000,
       alive: () => child !== undefined && child.exitCode === null && child.signalCode === null,
       describe: () => this.logTail(),

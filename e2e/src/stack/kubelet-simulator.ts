@@ -6,7 +6,7 @@
 // (the upstream multus-shim, which hands the call to the Multus daemon), and reports the Pod Running. A
 // Pod being deleted is torn down in the kubelet's order (CNI DEL, sandbox removal, unprepare) before its
 // deletion is completed. Containers themselves are not run: nothing here depends on them.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -170,6 +170,9 @@ export class KubeletSimulator {
     await Promise.allSettled(this.#runs.values());
     for (const peer of [...this.#peers.values()].flat()) await peer.close();
     this.#peers.clear();
+    // Pods still running when the node goes (a failed test): their sandboxes go with it, as on a reboot.
+    for (const sandbox of this.#sandboxes.values()) spawnSync('ip', ['netns', 'del', sandbox.netns]);
+    this.#sandboxes.clear();
   }
 
   #observe(pod: SimulatedPod, gone = false): void {

@@ -3,12 +3,13 @@
 // rendered manifests, the three components started from their rendered workloads with the chart's RBAC
 // as their only authority, a GPU stand-in next to the SR-IOV driver, and the kubelet simulator driving
 // both drivers and the CNI runtime for every workload Pod.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { DRIVER_NAME } from '@sriov-dra/contract';
-import type { KubeClient } from '@sriov-dra/k8s';
+import type { KubeClient, ResourceType } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   containerEnvironment,
@@ -55,6 +56,7 @@ export interface Stack {
   readonly driver: ComponentProcess;
   readonly daemon: ComponentProcess;
   readonly operator: ComponentProcess;
+  readonly webhook: ComponentProcess;
   readonly gpu: GpuStandIn;
   readonly kubelet: KubeletSimulator;
   readonly logDir: string;
@@ -79,7 +81,39 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     options.log?.(line);
   };
   log('starting the control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)');
-  const cp = await startControlPlane({ controllerManager: true, scheduler: true, ...(options.audit === true ? { audit: true } : {}) });
+  // Endpoint routing: the API server calls the webhook's Service at its endpoint, there being no cluster network.
+  const cp = await startControlPlane({ controllerManager: true, scheduler: true, endpointRouting: true, ...(options.audit === true ? { audit: true } : {}) });
+  // What has been started, stopped in reverse order by stop() or when a later start fails, so that a
+  // failed start leaves no process, link or namespace behind.
+  const started: (() => Promise<void> | void)[] = [() => cp.stop()];
+  const stopStarted = async (): Promise<void> => {
+    for (const stop of started.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        process.stderr.write(`stopping the stack: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    }
+  };
+  try {
+    return await startOnControlPlane(cp, { logDir, stackLog, log, started, stopStarted });
+  } catch (error) {
+    await stopStarted();
+    throw error;
+  }
+}
+
+async function startOnControlPlane(
+  cp: ControlPlane,
+  context: {
+    readonly logDir: string;
+    readonly stackLog: string;
+    readonly log: (line: string) => void;
+    readonly started: (() => Promise<void> | void)[];
+    readonly stopStarted: () => Promise<void>;
+  },
+): Promise<Stack> {
+  const { logDir, stackLog, log, started } = context;
   const admin = cp.adminClient;
   await createReadyNode(admin, NODE_NAME, { [DUAL_RAIL_LABEL]: 'true' });
   // The node's agents act with full rights (as a kubelet's and Whereabouts' own grants would let them), each
@@ -89,7 +123,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     whereaboutsKubeconfig: cp.kubeconfigFor(AGENT_USERS.whereabouts, { groups: ['system:masters'] }),
     primaryBridge: `sdra${String(process.pid % 100_000)}`,
   });
-  const ports = { driverHealth: await freePort(), daemonMetrics: await freePort(), operatorHealth: await freePort() };
+  started.push(() => node.stop());
+  const ports = { driverHealth: await freePort(), daemonMetrics: await freePort(), operatorHealth: await freePort(), webhook: await freePort() };
 
   log('installing the chart from its rendered manifests');
   const release = await installRelease(admin, {
@@ -113,6 +148,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     registrarDir: node.registrarDir,
     gpus: GPUS,
   });
+  started.push(() => gpu.stop());
+  started.push(() => kubelet.stop());
   await kubelet.registerDriver(gpu.registrationSocket);
 
   log('starting the Multus daemon from its DaemonSet');
@@ -134,6 +171,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   if (init === undefined || shell === undefined) throw new Error('the Multus DaemonSet has no init container command');
   const initEnv = containerEnvironment(daemon.podSpec, init, { 'spec.nodeName': NODE_NAME }, (volume) => volume.hostPath?.path);
   execFileSync(shell, args, { env: { ...initEnv, SHIM: multusBinaries().multusShim }, stdio: 'pipe' });
+  started.push(() => daemon.stop());
   await daemon.start();
 
   log('starting the SR-IOV DRA driver from its DaemonSet');
@@ -159,6 +197,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await kubelet.registerDriver(registrationSocket);
     await driver.waitReady();
   };
+  started.push(() => driver.stop());
   await startDriver();
 
   log('starting the node-policy operator from its Deployment');
@@ -171,7 +210,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logDir,
     ready: () => httpReady(ports.operatorHealth),
   });
+  started.push(() => operator.stop());
   await operator.start();
+
+  log('starting the admission webhook from its Deployment, behind its Service');
+  const webhook = await startWebhook(cp, release, ports.webhook, logDir, started);
 
   await kubelet.start();
   log('the stack is up');
@@ -184,21 +227,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     driver,
     daemon,
     operator,
+    webhook,
     gpu,
     kubelet,
     logDir,
     logTail: () =>
       [
         `stack:\n${fs.readFileSync(stackLog, 'utf8').split('\n').slice(-30).join('\n')}`,
-        ...[driver, daemon, operator].map((component) => `${component.name}:\n${component.logTail()}`),
+        ...[driver, daemon, operator, webhook].map((component) => `${component.instance}:\n${component.logTail()}`),
       ].join('\n'),
     startDriver,
     stop: async (keepLogs = false) => {
+      // The kubelet first, which acts on all the others; stopping it again in turn does nothing.
       await kubelet.stop();
-      for (const component of [operator, driver, daemon]) await component.stop();
-      await gpu.stop();
-      await node.stop();
-      await cp.stop();
+      await context.stopStarted();
       if (keepLogs) process.stderr.write(`stack logs kept in ${logDir}\n`);
       else fs.rmSync(logDir, { recursive: true, force: true });
     },
@@ -209,5 +251,75 @@ async function waitForSocket(socket: string, owner: ComponentProcess): Promise<v
   await waitFor(`the registration socket ${socket}`, () => Promise.resolve(fs.existsSync(socket)), {
     timeoutMs: 60_000,
     describe: () => owner.logTail(),
+  });
+}
+
+/** TEST-NET-3, on a bridge of the stack's own: the API server refuses loopback endpoints, not a local address on a link. */
+const WEBHOOK_ENDPOINT = '203.0.113.71';
+const ENDPOINT_SLICES: ResourceType = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true };
+
+/**
+ * The webhook's Deployment run on an address of a link of its own, its certificate files written from the
+ * rendered Secret where the container mounts them, and the EndpointSlice the EndpointSlice controller
+ * would write for its ready Pod: the API server then calls it through the Service the chart's
+ * ValidatingWebhookConfiguration names, trusting the chart's caBundle.
+ */
+async function startWebhook(
+  cp: ControlPlane,
+  release: ChartRelease,
+  port: number,
+  logDir: string,
+  started: (() => Promise<void> | void)[],
+): Promise<ComponentProcess> {
+  const link = `sdraw${String(process.pid % 100_000)}`;
+  spawnSync('ip', ['link', 'del', link]);
+  execFileSync('ip', ['link', 'add', link, 'type', 'bridge']);
+  execFileSync('ip', ['addr', 'add', `${WEBHOOK_ENDPOINT}/32`, 'dev', link]);
+  execFileSync('ip', ['link', 'set', link, 'up']);
+  started.push(() => {
+    spawnSync('ip', ['link', 'del', link]);
+  });
+  const certs = path.join(logDir, 'webhook-certs');
+  fs.mkdirSync(certs);
+  const secret = release.object('Secret', 'node-policy-operator-webhook-tls') as { data?: Record<string, string> };
+  for (const [name, value] of Object.entries(secret.data ?? {})) fs.writeFileSync(path.join(certs, name), Buffer.from(value, 'base64'));
+  const component = await ComponentProcess.prepare({
+    component: 'node-policy-operator',
+    instance: 'node-policy-operator-webhook',
+    credentials: false,
+    cp,
+    workload: release.object('Deployment', 'node-policy-operator-webhook'),
+    nodeName: NODE_NAME,
+    volumeContent: (volume) => (volume.secret === undefined ? volume.hostPath?.path : certs),
+    logDir,
+    ready: () => httpsHealthy(port),
+  });
+  started.push(() => component.stop());
+  await component.start();
+  await cp.adminClient.create(
+    ENDPOINT_SLICES,
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'node-policy-operator-webhook-e2e', labels: { 'kubernetes.io/service-name': 'node-policy-operator-webhook' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [WEBHOOK_ENDPOINT], conditions: { ready: true } }],
+      ports: [{ name: 'https', port, protocol: 'TCP' }],
+    },
+    { namespace: release.namespace },
+  );
+  return component;
+}
+
+/** The webhook's own probe: GET /healthz over HTTPS (its certificate names the Service, not this address). */
+function httpsHealthy(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = https.get({ host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, timeout: 2_000 }, (response) => {
+      response.resume();
+      resolve(response.statusCode === 200);
+    });
+    request.on('error', () => {
+      resolve(false);
+    });
   });
 }

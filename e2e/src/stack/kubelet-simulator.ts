@@ -76,6 +76,8 @@ export interface KubeletSimulatorOptions {
 }
 
 const RETRY_MS = 300;
+/** How often the node's Lease is renewed and its Ready condition reported, as the kubelet's defaults do. */
+const HEARTBEAT_MS = 10_000;
 /**
  * A kubelet-peer process answers one call at a time, where a kubelet calls a driver for several Pods at
  * once: each driver gets this many, each registered as the kubelet registers a plugin, taken in turn.
@@ -97,6 +99,8 @@ export class KubeletSimulator {
   readonly #deleting = new Set<string>();
   readonly #abort = new AbortController();
   #hooks: PodHooks = {};
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #readySince: string | undefined;
   #informer: Informer<SimulatedPod> | undefined;
   #informerRun: Promise<void> | undefined;
 
@@ -127,8 +131,16 @@ export class KubeletSimulator {
     this.#hooks = hooks;
   }
 
-  /** Starts running the node's Pods; returns once the first list is in. */
+  /** Starts running the node's Pods and keeping the node alive; returns once the first list is in. */
   async start(): Promise<void> {
+    // Without renewals the node lifecycle controller marks the node unreachable after its grace period and
+    // taints it: nothing more would be scheduled here.
+    await this.#renewNode();
+    this.#heartbeat = setInterval(() => {
+      this.#renewNode().catch((error: unknown) => {
+        this.#options.log(`node heartbeat: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }, HEARTBEAT_MS);
     const informer = new Informer<SimulatedPod>(
       this.#options.client,
       resourceTypes.pod,
@@ -165,6 +177,7 @@ export class KubeletSimulator {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.#heartbeat);
     this.#abort.abort();
     await this.#informerRun;
     await Promise.allSettled(this.#runs.values());
@@ -173,6 +186,38 @@ export class KubeletSimulator {
     // Pods still running when the node goes (a failed test): their sandboxes go with it, as on a reboot.
     for (const sandbox of this.#sandboxes.values()) spawnSync('ip', ['netns', 'del', sandbox.netns]);
     this.#sandboxes.clear();
+  }
+
+  /** What the kubelet's node status and lease loops write: the Lease in kube-node-lease, and Ready with a fresh heartbeat. */
+  async #renewNode(): Promise<void> {
+    const { client, nodeName } = this.#options;
+    const now = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    const spec = { holderIdentity: nodeName, leaseDurationSeconds: 40, renewTime: now };
+    try {
+      await client.patch(resourceTypes.lease, { namespace: 'kube-node-lease', name: nodeName }, { spec }, contentTypes.mergePatch);
+    } catch (error) {
+      if (!isApiError(error, 'NotFound')) throw error;
+      await client.create(
+        resourceTypes.lease,
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: nodeName }, spec },
+        { namespace: 'kube-node-lease' },
+      );
+    }
+    const heartbeat = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    this.#readySince ??= heartbeat;
+    // A merge patch replaces the list: Ready is the only condition this node reports.
+    await client.patch(
+      resourceTypes.node,
+      { name: nodeName, subresource: 'status' },
+      {
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated', lastHeartbeatTime: heartbeat, lastTransitionTime: this.#readySince },
+          ],
+        },
+      },
+      contentTypes.mergePatch,
+    );
   }
 
   #observe(pod: SimulatedPod, gone = false): void {

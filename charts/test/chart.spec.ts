@@ -112,6 +112,40 @@ describe('charts/sriov-dra under Helm v4', () => {
     expect({ status: bad.status, names: bad.stderr.includes('/policyNamespace') }).toEqual({ status: 1, names: true });
   });
 
+  it('places every workload by its component’s nodeSelector and tolerations, the webhook with its operator', () => {
+    const placement = (...args: string[]) =>
+      Object.fromEntries(
+        template('infra', ...args)
+          .filter((object) => object.kind === 'DaemonSet' || object.kind === 'Deployment')
+          .map((object) => {
+            const spec = (object as unknown as { spec: { template: { spec: { nodeSelector?: unknown; tolerations?: unknown } } } }).spec.template.spec;
+            return [object.metadata.name, { nodeSelector: spec.nodeSelector, tolerations: spec.tolerations }];
+          }),
+      );
+    const pinned = { nodeSelector: { 'kubernetes.io/hostname': 'n1' }, tolerations: [{ key: 'lab', operator: 'Exists' }] };
+    const set = (component: string) => [
+      '--set',
+      `${component}.nodeSelector.kubernetes\\.io/hostname=n1`,
+      '--set',
+      `${component}.tolerations[0].key=lab`,
+      '--set',
+      `${component}.tolerations[0].operator=Exists`,
+    ];
+    expect(placement(...set('dra-driver'), ...set('multus-live-read-proxy'), ...set('node-policy-operator'))).toEqual({
+      'dra-driver-sriov': pinned,
+      'multus-live-read-proxy': pinned,
+      'node-policy-operator': pinned,
+      'node-policy-operator-webhook': pinned,
+    });
+    // By default only CNI goes everywhere Pods do.
+    expect(placement()).toEqual({
+      'dra-driver-sriov': { nodeSelector: undefined, tolerations: undefined },
+      'multus-live-read-proxy': { nodeSelector: undefined, tolerations: [{ operator: 'Exists' }] },
+      'node-policy-operator': { nodeSelector: undefined, tolerations: undefined },
+      'node-policy-operator-webhook': { nodeSelector: undefined, tolerations: undefined },
+    });
+  });
+
   it('renders nothing of a component switched off', () => {
     const components = ['dra-driver', 'multus-live-read-proxy', 'node-policy-operator'];
     const workloads = (...off: string[]) =>

@@ -43,7 +43,8 @@ export interface GuardedPatchResult<T> {
 export async function patchGuarded<T extends KubeObject>(
   client: KubeClient,
   type: ResourceType,
-  at: ObjectIdentity,
+  /** With `subresource: 'status'` for a status patch. */
+  at: ObjectIdentity & { readonly subresource?: string },
   compute: (live: T) => readonly JsonPatchOp[],
   options: {
     readonly backoff?: Backoff;
@@ -59,9 +60,13 @@ export async function patchGuarded<T extends KubeObject>(
   const backoff = options.backoff ?? conflictBackoff;
   let rejected: { resourceVersion: string; error: KubeApiError } | undefined;
   let current = options.current;
+  // A status patch is read back from the object itself: GET of the object and of its status subresource
+  // answer the same object at the same resourceVersion, and a status writer (Multus's patch on pods/status)
+  // is granted the object's get, not the subresource's.
+  const object = { namespace: at.namespace, name: at.name };
   for (let attempt = 1; ; attempt += 1) {
     options.signal?.throwIfAborted();
-    const live = current ?? (await client.get<T>(type, at, options.signal));
+    const live = current ?? (await client.get<T>(type, object, options.signal));
     current = undefined;
     if (live.metadata.uid !== at.uid) throw objectReplaced(type.kind, at, live.metadata.uid);
     if (rejected?.resourceVersion === live.metadata.resourceVersion) throw rejected.error;

@@ -37,7 +37,7 @@ function componentOf(event: AuditEvent): string {
 }
 
 async function churnFigures(mode: ChurnMode): Promise<Record<string, number>> {
-  const stack = await startStack({ audit: true });
+  const stack = await startStack({ target: { kind: 'local', audit: true } });
   try {
     await createPcieDeviceClasses(stack.admin);
     const staticNads = mode === 'static' ? await createStaticNads(stack) : [];
@@ -49,7 +49,7 @@ async function churnFigures(mode: ChurnMode): Promise<Record<string, number>> {
         whereaboutsConfig: stack.node.whereaboutsConfig,
       });
     }
-    const audit = stack.cp.auditLog;
+    const audit = stack.cluster.auditLog;
     if (audit === undefined) throw new Error('the stack was started without its audit log');
     const before = (await audit.requests()).length;
     const result = await runChurn(stack, { mode, pods: PODS, concurrency: CONCURRENCY }, staticNads);

@@ -48,18 +48,8 @@ async function demo(stack: Stack): Promise<boolean> {
   say(`\n== sriov-dra inspect pod ${WORKLOADS}/${POD}`);
   const inspect = spawnSync(
     process.execPath,
-    [
-      '--conditions=@sriov-dra/source',
-      ADMIN_CLI,
-      'inspect',
-      'pod',
-      `${WORKLOADS}/${POD}`,
-      '--kubeconfig',
-      stack.cp.kubeconfig,
-      '--plugins-dir',
-      stack.node.pluginsDir,
-    ],
-    { encoding: 'utf8' },
+    ['--conditions=@sriov-dra/source', ADMIN_CLI, 'inspect', 'pod', `${WORKLOADS}/${POD}`, '--plugins-dir', stack.node.pluginsDir],
+    { encoding: 'utf8', env: { ...process.env, KUBECONFIG: stack.cluster.adminKubeconfig } },
   );
   process.stdout.write(inspect.stdout + inspect.stderr);
 

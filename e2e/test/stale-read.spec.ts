@@ -7,7 +7,8 @@
 // informers have had a second to cache it, the daemon's API traffic is held at its own TcpProxy from just
 // before the prepare; the hold ends when the audit log shows the daemon's first request about the Pod. A
 // daemon reading its informers makes that request only for network-status, after it chose the networks
-// from its cache; a live-reading daemon makes it first.
+// from its cache; a live-reading daemon makes it first. All three daemons are held alike. The audit log
+// is the local control plane's: against a target cluster this scenario does not run.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,12 +29,13 @@ import {
 import { ONE_VF_TEMPLATE, createOneVfTemplate } from '../src/scenarios/churn.ts';
 import { createDirectRailMapping, createPcieDeviceClasses, waitForPublishedRails } from '../src/scenarios/gpu-nic-pairs.ts';
 import type { SimulatedPod } from '../src/stack/kubelet-simulator.ts';
+import { targetsLocalControlPlane } from '../src/stack/cluster.ts';
 import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
 import { deletePod, expectNothingLeft } from './pod-lifecycle.ts';
 
 const DAEMON_MAIN = fileURLToPath(new URL('../../apps/multus-live-read-proxy/src/main.ts', import.meta.url));
 const SIDE_LABEL = 'e2e.sriov-dra.io/multus';
-const INFORMER_USER = 'multus-informer';
+const INFORMER_AGENT = 'multus-informer';
 
 type SideName = 'upstream' | 'informer' | 'live';
 
@@ -41,11 +43,11 @@ interface Side {
   readonly user: string;
   /** The daemon's entry configuration (its daemonSocketDir), for the kubelet's CNI calls. */
   readonly config: Buffer;
-  readonly proxy?: TcpProxy;
+  readonly proxy: TcpProxy;
   readonly netnsPath: (netns: string) => string;
 }
 
-describe('the stale-read race with the real driver, three daemons side by side (§17.3)', () => {
+(targetsLocalControlPlane() ? describe : describe.skip)('the stale-read race with the real driver, three daemons side by side (§17.3)', () => {
   let stack: Stack;
   let upstream: UpstreamDaemon | undefined;
   let informer: ChildProcess | undefined;
@@ -62,12 +64,12 @@ describe('the stale-read race with the real driver, three daemons side by side (
   };
 
   beforeAll(async () => {
-    stack = await startStack({ audit: true });
+    stack = await startStack({ target: { kind: 'local', audit: true } });
     await createPcieDeviceClasses(stack.admin);
     await createOneVfTemplate(stack.admin);
     await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
     await waitForPublishedRails(stack.admin);
-    const apiPort = Number(new URL(stack.cp.server).port);
+    const apiPort = Number(new URL(stack.cluster.server).port);
     const { cni } = stack.node;
 
     // Upstream multus-daemon v4.2.3 with upstream's own RBAC, the node's plugins, its API traffic through its proxy.
@@ -86,8 +88,8 @@ describe('the stale-read race with the real driver, three daemons side by side (
       dir: upstreamDir,
       node: fixture,
       nodeName: stack.node.name,
-      apiServer: upstreamProxy.via(stack.cp.server),
-      caCert: stack.cp.caCert,
+      apiServer: upstreamProxy.via(stack.cluster.server),
+      caCert: stack.cluster.caFile ?? '',
       token: await grantUpstreamMultus(stack.admin),
     });
     sides.set('upstream', {
@@ -117,13 +119,16 @@ describe('the stale-read race with the real driver, three daemons side by side (
       }),
     );
     const metricsPort = await freePort();
+    const informerAgent = await stack.agent(INFORMER_AGENT);
     const log = fs.openSync(path.join(informerDir, 'daemon.log'), 'a');
     informer = spawn(process.execPath, ['--conditions=@sriov-dra/source', DAEMON_MAIN], {
       env: {
         ...stack.daemon.environment,
         MULTUS_DAEMON_CONFIG: configFile,
         METRICS_PORT: String(metricsPort),
-        KUBECONFIG: stack.cp.kubeconfigFor(INFORMER_USER, { groups: ['system:masters'], server: informerProxy.via(stack.cp.server) }),
+        KUBECONFIG: stack.cluster.tokenKubeconfig(path.join(informerDir, 'kubeconfig'), informerAgent.user, informerAgent.token, {
+          server: informerProxy.via(stack.cluster.server),
+        }),
       },
       stdio: ['ignore', log, log],
     });
@@ -134,10 +139,11 @@ describe('the stale-read race with the real driver, three daemons side by side (
       async () => (await fetch(`http://127.0.0.1:${String(metricsPort)}/readyz`).catch(() => undefined))?.status === 200 && fs.existsSync(entry),
       { timeoutMs: 60_000, describe: () => fs.readFileSync(path.join(informerDir, 'daemon.log'), 'utf8') },
     );
-    sides.set('informer', { user: INFORMER_USER, config: fs.readFileSync(entry), proxy: informerProxy, netnsPath: (netns) => `/var/run/netns/${netns}` });
+    sides.set('informer', { user: informerAgent.user, config: fs.readFileSync(entry), proxy: informerProxy, netnsPath: (netns) => `/var/run/netns/${netns}` });
     sides.set('live', {
       user: `system:serviceaccount:${stack.release.namespace}:${stack.daemon.podSpec.serviceAccountName}`,
       config: fs.readFileSync(path.join(cni.cniConfDir, '00-multus.conf')),
+      proxy: stack.daemonApi,
       netnsPath: (netns) => `/var/run/netns/${netns}`,
     });
 
@@ -145,8 +151,8 @@ describe('the stale-read race with the real driver, three daemons side by side (
     stack.kubelet.setPodHooks({
       beforePrepare: async (pod) => {
         const side = sideOf(pod);
-        const audit = stack.cp.auditLog;
-        if (side?.proxy === undefined || audit === undefined) return;
+        const audit = stack.cluster.auditLog;
+        if (side === undefined || audit === undefined) return;
         // The daemon's Pod informer (spec.nodeName) got the Pod when it was bound: let it cache it, then hold.
         await sleep(1_000);
         const seen = new Set((await audit.events()).map((event) => event.auditID));
@@ -170,7 +176,8 @@ describe('the stale-read race with the real driver, three daemons side by side (
     for (const release of holds) release();
     if (informer !== undefined) await terminateChild(informer);
     await upstream?.stop();
-    for (const side of sides.values()) await side.proxy?.close();
+    // The live side's proxy is the stack's own, closed with it.
+    for (const [name, side] of sides) if (name !== 'live') await side.proxy.close();
     await stack.stop(!passed);
   }, 120_000);
 

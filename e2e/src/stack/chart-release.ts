@@ -23,8 +23,18 @@ export interface ChartRelease {
   object(kind: string, name: string): Record<string, unknown>;
 }
 
-/** The values an administrator would set for this node, managed shadow networks on. */
-export function releaseValues(node: SimulatedNode, operatorNamespace: string, ports: ReleasePorts): Record<string, unknown> {
+/**
+ * The values an administrator would set for this node, managed shadow networks on: every workload placed
+ * on it alone (on a target cluster, nothing of the stack's may land on a real node), and the webhook when
+ * the API server can call it.
+ */
+export function releaseValues(
+  node: SimulatedNode,
+  operatorNamespace: string,
+  ports: ReleasePorts,
+  options: { readonly webhook: boolean },
+): Record<string, unknown> {
+  const nodeSelector = { 'kubernetes.io/hostname': node.name };
   return {
     'dra-driver': {
       configurationMode: 'MULTUS',
@@ -34,9 +44,16 @@ export function releaseValues(node: SimulatedNode, operatorNamespace: string, po
       // The stack's own Pods churn quickly; the default client rate is for a quiet production node.
       kubeApi: { qps: 100, burst: 200 },
       host: { kubeletDir: node.kubeletDir, cdiRoot: node.cdiRoot },
+      nodeSelector,
     },
-    'multus-live-read-proxy': { metricsPort: ports.daemonMetrics, host: node.cni },
-    'node-policy-operator': { operatorNamespace, replicas: 1, healthPort: ports.operatorHealth, webhook: { replicas: 1, port: ports.webhook } },
+    'multus-live-read-proxy': { metricsPort: ports.daemonMetrics, host: node.cni, nodeSelector },
+    'node-policy-operator': {
+      operatorNamespace,
+      replicas: 1,
+      healthPort: ports.operatorHealth,
+      webhook: { enabled: options.webhook, replicas: 1, port: ports.webhook },
+      nodeSelector,
+    },
   };
 }
 

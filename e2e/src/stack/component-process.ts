@@ -10,16 +10,15 @@ import { fileURLToPath } from 'node:url';
 import type { KubeClient, KubeObject } from '@sriov-dra/k8s';
 import { resourceTypes } from '@sriov-dra/k8s';
 import {
-  type ControlPlane,
   type RenderedContainer,
   type RenderedPodSpec,
   type RenderedVolume,
   containerEnvironment,
   podSpecOf,
-  serviceAccountKubeconfig,
   terminateChild,
   waitFor,
 } from '@sriov-dra/k8s/testing';
+import { type Cluster, serviceAccountToken, serviceAccountUser } from './cluster.ts';
 
 /** The program each component's image starts. */
 export const COMPONENT_MAINS = {
@@ -32,7 +31,9 @@ export type ComponentName = keyof typeof COMPONENT_MAINS;
 
 export interface ComponentOptions {
   readonly component: ComponentName;
-  readonly cp: ControlPlane;
+  readonly cluster: Cluster;
+  /** Where its kubeconfig sends it instead of the API server's address (a proxy in front of it). */
+  readonly server?: string;
   /** The rendered DaemonSet or Deployment. */
   readonly workload: Record<string, unknown>;
   readonly nodeName: string;
@@ -87,16 +88,18 @@ export class ComponentProcess {
   /** Resolves the component's Pod and credentials; `start` runs it. */
   static async prepare(options: ComponentOptions): Promise<ComponentProcess> {
     const component = new ComponentProcess(options);
-    const pod = await controllerPod(options.cp.adminClient, options.workload, options.nodeName);
+    const pod = await controllerPod(options.cluster.admin, options.workload, options.nodeName);
     const namespace = pod.metadata.namespace ?? '';
     const fields = { 'spec.nodeName': options.nodeName, 'metadata.namespace': namespace, 'metadata.name': pod.metadata.name };
     component.#env = containerEnvironment(component.#pod, component.#container, fields, options.volumeContent);
     if (options.credentials !== false) {
-      component.#env['KUBECONFIG'] = await serviceAccountKubeconfig(
-        options.cp,
-        { namespace, name: component.#pod.serviceAccountName },
+      const account = { namespace, name: component.#pod.serviceAccountName };
+      const token = await serviceAccountToken(options.cluster.admin, account, { name: pod.metadata.name, uid: pod.metadata.uid });
+      component.#env['KUBECONFIG'] = options.cluster.tokenKubeconfig(
         path.join(options.logDir, `${component.instance}.kubeconfig`),
-        { name: pod.metadata.name, uid: pod.metadata.uid },
+        serviceAccountUser(account),
+        token,
+        options.server === undefined ? {} : { server: options.server },
       );
     }
     return component;

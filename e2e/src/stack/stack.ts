@@ -1,27 +1,29 @@
 // The whole stack on one simulated node: a real control plane (API server with
-// OwnerReferencesPermissionEnforcement, controller manager, scheduler), the chart installed from its
-// rendered manifests, the three components started from their rendered workloads with the chart's RBAC
-// as their only authority, a GPU stand-in next to the SR-IOV driver, and the kubelet simulator driving
-// both drivers and the CNI runtime for every workload Pod.
+// OwnerReferencesPermissionEnforcement, controller manager, scheduler) or the cluster KUBECONFIG names,
+// the chart installed from its rendered manifests, the three components started from their rendered
+// workloads with the chart's RBAC as their only authority, a GPU stand-in next to the SR-IOV driver, and
+// the kubelet simulator driving both drivers and the CNI runtime for every workload Pod.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { DRIVER_NAME } from '@sriov-dra/contract';
-import type { KubeClient, ResourceType } from '@sriov-dra/k8s';
+import { type KubeClient, type ResourceType, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import {
-  type ControlPlane,
+  type TcpProxy,
   containerEnvironment,
   createNamespace,
   createReadyNode,
   freePort,
   multusBinaries,
-  startControlPlane,
+  startTcpProxy,
   waitFor,
 } from '@sriov-dra/k8s/testing';
 import { type GpuStandIn, startGpuStandIn } from '../node/gpu-stand-in.ts';
 import { type ChartRelease, installRelease, releaseValues, writeConfigMapVolume } from './chart-release.ts';
+import { type Footprint, type StackNames, footprint, preflight, removeAdded } from './cluster-footprint.ts';
+import { type Agent, type Cluster, type ClusterTarget, createAgent, openCluster, serviceAccountUser, targetFromEnv } from './cluster.ts';
 import { ComponentProcess } from './component-process.ts';
 import { KubeletSimulator } from './kubelet-simulator.ts';
 import { RAIL_PFS, type SimulatedNode, startSimulatedNode } from './simulated-node.ts';
@@ -38,27 +40,40 @@ export const GPUS = [
   { name: 'gpu-1', pcieRoot: RAIL_PFS[1].pcieRoot, uuid: 'GPU-8e4f2a91-6b3c-4d7a-a2e5-1c9d0f3b6e58' },
 ] as const;
 
+/** Where the node's simulated agents have their ServiceAccounts (and Whereabouts its IP pools). */
+export const AGENT_NAMESPACE = 'sriov-dra-e2e';
+const AGENTS = { kubelet: 'kubelet-worker-a', gpuDriver: 'gpu-dra-driver', whereabouts: 'whereabouts' } as const;
 /** API users of the node's simulated agents. */
-export const AGENT_USERS = { kubelet: 'kubelet-worker-a', gpuDriver: 'gpu-dra-driver', whereabouts: 'whereabouts' } as const;
+export const AGENT_USERS = {
+  kubelet: serviceAccountUser({ namespace: AGENT_NAMESPACE, name: AGENTS.kubelet }),
+  gpuDriver: serviceAccountUser({ namespace: AGENT_NAMESPACE, name: AGENTS.gpuDriver }),
+  whereabouts: serviceAccountUser({ namespace: AGENT_NAMESPACE, name: AGENTS.whereabouts }),
+} as const;
+const STACK_NAMES: StackNames = { nodeName: NODE_NAME, namespaces: [RELEASE_NAMESPACE, OPERATOR_NAMESPACE, WORKLOADS, AGENT_NAMESPACE] };
 
 export interface StackOptions {
-  /** Audit every API request (ControlPlane.auditLog), for counting requests per component. */
-  readonly audit?: boolean;
+  /** The cluster to run against; by default what SRIOV_DRA_E2E_TARGET names (a local control plane). */
+  readonly target?: ClusterTarget;
   /** Where the stack's progress and the kubelet's retries go. */
   readonly log?: (line: string) => void;
 }
 
 export interface Stack {
-  readonly cp: ControlPlane;
+  readonly cluster: Cluster;
   readonly admin: KubeClient;
   readonly node: SimulatedNode;
   readonly release: ChartRelease;
   readonly driver: ComponentProcess;
   readonly daemon: ComponentProcess;
   readonly operator: ComponentProcess;
-  readonly webhook: ComponentProcess;
+  /** Undefined on a target cluster, which cannot call back into this machine. */
+  readonly webhook: ComponentProcess | undefined;
   readonly gpu: GpuStandIn;
   readonly kubelet: KubeletSimulator;
+  /** The Multus daemon's way to the API server: a proxy a test can hold, to make its watches lag. */
+  readonly daemonApi: TcpProxy;
+  /** Another agent on the node with full rights under its own name (removed with the stack). */
+  agent(name: string): Promise<Agent>;
   readonly logDir: string;
   /** The last lines of the stack's own log (progress, the kubelet's retries) and of each component's. */
   logTail(): string;
@@ -74,18 +89,22 @@ async function httpReady(port: number, route = '/readyz'): Promise<boolean> {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const target = options.target ?? targetFromEnv();
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sriov-dra-stack-'));
   const stackLog = path.join(logDir, 'stack.log');
   const log = (line: string): void => {
     fs.appendFileSync(stackLog, `${new Date().toISOString()} ${line}\n`);
     options.log?.(line);
   };
-  log('starting the control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)');
-  // Endpoint routing: the API server calls the webhook's Service at its endpoint, there being no cluster network.
-  const cp = await startControlPlane({ controllerManager: true, scheduler: true, endpointRouting: true, ...(options.audit === true ? { audit: true } : {}) });
+  log(
+    target.kind === 'local'
+      ? 'starting the control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)'
+      : `connecting to the cluster of ${target.files.join(', ')}`,
+  );
+  const cluster = await openCluster(target, logDir);
   // What has been started, stopped in reverse order by stop() or when a later start fails, so that a
-  // failed start leaves no process, link or namespace behind.
-  const started: (() => Promise<void> | void)[] = [() => cp.stop()];
+  // failed start leaves no process, link, namespace or (on a target cluster) object behind.
+  const started: (() => Promise<void> | void)[] = [() => cluster.stop()];
   const stopStarted = async (): Promise<void> => {
     for (const stop of started.reverse()) {
       try {
@@ -95,54 +114,86 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
     }
   };
+  // Cluster-scoped objects of the stack's own beyond its namespaces, removed from a target cluster at the end.
+  const owned: { kind: string; name: string }[] = [];
   try {
-    return await startOnControlPlane(cp, { logDir, stackLog, log, started, stopStarted });
+    if (target.kind === 'kubeconfig') {
+      await preflight(cluster.admin, STACK_NAMES);
+      const before: Footprint = await footprint(cluster.admin);
+      started.push(async () => {
+        log('removing what the stack added to the cluster');
+        await removeAdded(cluster.admin, before, STACK_NAMES, owned);
+        log('the cluster is as the stack found it');
+      });
+    }
+    return await startOnCluster(cluster, { logDir, stackLog, log, started, stopStarted, owned });
   } catch (error) {
     await stopStarted();
     throw error;
   }
 }
 
-async function startOnControlPlane(
-  cp: ControlPlane,
+async function startOnCluster(
+  cluster: Cluster,
   context: {
     readonly logDir: string;
     readonly stackLog: string;
     readonly log: (line: string) => void;
     readonly started: (() => Promise<void> | void)[];
     readonly stopStarted: () => Promise<void>;
+    readonly owned: { kind: string; name: string }[];
   },
 ): Promise<Stack> {
   const { logDir, stackLog, log, started } = context;
-  const admin = cp.adminClient;
+  const admin = cluster.admin;
   await createReadyNode(admin, NODE_NAME, { [DUAL_RAIL_LABEL]: 'true' });
   // The node's agents act with full rights (as a kubelet's and Whereabouts' own grants would let them), each
   // under its own name so that the audit log tells their requests apart.
+  await createNamespace(admin, AGENT_NAMESPACE);
+  const agent = async (name: string): Promise<Agent> => {
+    const created = await createAgent(cluster, AGENT_NAMESPACE, name);
+    context.owned.push({ kind: 'ClusterRoleBinding', name: created.binding });
+    return created;
+  };
+  const whereabouts = await agent(AGENTS.whereabouts);
   const node = startSimulatedNode({
     name: NODE_NAME,
-    whereaboutsKubeconfig: cp.kubeconfigFor(AGENT_USERS.whereabouts, { groups: ['system:masters'] }),
+    // Whereabouts keeps its IP pools in its kubeconfig context's namespace.
+    whereaboutsKubeconfig: cluster.tokenKubeconfig(path.join(logDir, 'whereabouts.kubeconfig'), whereabouts.user, whereabouts.token, {
+      namespace: AGENT_NAMESPACE,
+    }),
     primaryBridge: `sdra${String(process.pid % 100_000)}`,
   });
   started.push(() => node.stop());
   const ports = { driverHealth: await freePort(), daemonMetrics: await freePort(), operatorHealth: await freePort(), webhook: await freePort() };
 
   log('installing the chart from its rendered manifests');
+  // A cluster of someone else's cannot call a webhook on this machine: the chart is installed without it.
+  const webhook = cluster.target === 'local';
   const release = await installRelease(admin, {
     namespace: RELEASE_NAMESPACE,
     operatorNamespace: OPERATOR_NAMESPACE,
-    values: releaseValues(node, OPERATOR_NAMESPACE, ports),
+    values: releaseValues(node, OPERATOR_NAMESPACE, ports, { webhook }),
   });
+  context.owned.push(
+    ...release.objects.flatMap((object) => {
+      const metadata = object['metadata'] as { name: string; namespace?: string };
+      return metadata.namespace === undefined && ['ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration'].includes(String(object['kind']))
+        ? [{ kind: String(object['kind']), name: metadata.name }]
+        : [];
+    }),
+  );
   await createNamespace(admin, WORKLOADS);
 
   const kubelet = new KubeletSimulator({
-    client: cp.clientFor(AGENT_USERS.kubelet, ['system:masters']),
+    client: (await agent(AGENTS.kubelet)).client,
     nodeName: NODE_NAME,
     namespaces: [WORKLOADS],
     cni: node.cni,
     log,
   });
   const gpu = await startGpuStandIn({
-    client: cp.clientFor(AGENT_USERS.gpuDriver, ['system:masters']),
+    client: (await agent(AGENTS.gpuDriver)).client,
     nodeName: NODE_NAME,
     pluginsDir: node.pluginsDir,
     registrarDir: node.registrarDir,
@@ -153,12 +204,16 @@ async function startOnControlPlane(
   await kubelet.registerDriver(gpu.registrationSocket);
 
   log('starting the Multus daemon from its DaemonSet');
+  const apiServer = new URL(cluster.server);
+  const daemonApi = await startTcpProxy({ host: apiServer.hostname, port: Number(apiServer.port === '' ? '443' : apiServer.port) });
+  started.push(() => daemonApi.close());
   const daemonSet = release.object('DaemonSet', 'multus-live-read-proxy');
   const configDir = writeConfigMapVolume(release.object('ConfigMap', 'multus-live-read-proxy-config'), path.join(logDir, 'multus-config'));
   const entryConfig = path.join(node.cni.cniConfDir, '00-multus.conf');
   const daemon = await ComponentProcess.prepare({
     component: 'multus-live-read-proxy',
-    cp,
+    cluster,
+    server: daemonApi.via(cluster.server),
     workload: daemonSet,
     nodeName: NODE_NAME,
     volumeContent: (volume) => (volume.configMap === undefined ? volume.hostPath?.path : configDir),
@@ -178,7 +233,7 @@ async function startOnControlPlane(
   const registrationSocket = path.join(node.registrarDir, `${DRIVER_NAME}-reg.sock`);
   const driver = await ComponentProcess.prepare({
     component: 'dra-driver',
-    cp,
+    cluster,
     workload: release.object('DaemonSet', 'dra-driver-sriov'),
     nodeName: NODE_NAME,
     volumeContent: (volume) => {
@@ -203,7 +258,7 @@ async function startOnControlPlane(
   log('starting the node-policy operator from its Deployment');
   const operator = await ComponentProcess.prepare({
     component: 'node-policy-operator',
-    cp,
+    cluster,
     workload: release.object('Deployment', 'node-policy-operator'),
     nodeName: NODE_NAME,
     volumeContent: (volume) => volume.hostPath?.path,
@@ -213,31 +268,41 @@ async function startOnControlPlane(
   started.push(() => operator.stop());
   await operator.start();
 
-  log('starting the admission webhook from its Deployment, behind its Service');
-  const webhook = await startWebhook(cp, release, ports.webhook, logDir, started);
+  let webhookProcess: ComponentProcess | undefined;
+  if (webhook) {
+    log('starting the admission webhook from its Deployment, behind its Service');
+    webhookProcess = await startWebhook(cluster, release, ports.webhook, logDir, started);
+  }
 
   await kubelet.start();
   log('the stack is up');
 
   return {
-    cp,
+    cluster,
     admin,
     node,
     release,
     driver,
     daemon,
     operator,
-    webhook,
+    webhook: webhookProcess,
     gpu,
     kubelet,
+    daemonApi,
+    agent,
     logDir,
     logTail: () =>
       [
         `stack:\n${fs.readFileSync(stackLog, 'utf8').split('\n').slice(-30).join('\n')}`,
-        ...[driver, daemon, operator, webhook].map((component) => `${component.instance}:\n${component.logTail()}`),
+        ...[driver, daemon, operator, webhookProcess].flatMap((component) =>
+          component === undefined ? [] : [`${component.instance}:\n${component.logTail()}`],
+        ),
       ].join('\n'),
     startDriver,
     stop: async (keepLogs = false) => {
+      // On a cluster that stays, Pods a failed test left are run down first, while the drivers and the
+      // daemon can still release what they hold (shadows keep a finalizer until released).
+      if (cluster.target === 'kubeconfig') await drainWorkloads(admin, kubelet, log);
       // The kubelet first, which acts on all the others; stopping it again in turn does nothing.
       await kubelet.stop();
       await context.stopStarted();
@@ -245,6 +310,22 @@ async function startOnControlPlane(
       else fs.rmSync(logDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Deletes the Pods left in the workloads namespace and waits until the kubelet has torn them down. */
+async function drainWorkloads(admin: KubeClient, kubelet: KubeletSimulator, log: (line: string) => void): Promise<void> {
+  const pods = await admin.list(resourceTypes.pod, { namespace: WORKLOADS });
+  if (pods.items.length === 0) return;
+  log(`deleting ${String(pods.items.length)} Pod(s) left in ${WORKLOADS}`);
+  for (const pod of pods.items) {
+    await admin.delete(resourceTypes.pod, { namespace: WORKLOADS, name: pod.metadata.name }).catch((error: unknown) => {
+      if (!isApiError(error, 'NotFound')) throw error;
+    });
+  }
+  await waitFor('the Pods left behind to be torn down', async () => (await admin.list(resourceTypes.pod, { namespace: WORKLOADS })).items.length === 0, {
+    timeoutMs: 120_000,
+  });
+  await kubelet.settled();
 }
 
 async function waitForSocket(socket: string, owner: ComponentProcess): Promise<void> {
@@ -265,7 +346,7 @@ const ENDPOINT_SLICES: ResourceType = { group: 'discovery.k8s.io', version: 'v1'
  * ValidatingWebhookConfiguration names, trusting the chart's caBundle.
  */
 async function startWebhook(
-  cp: ControlPlane,
+  cluster: Cluster,
   release: ChartRelease,
   port: number,
   logDir: string,
@@ -287,7 +368,7 @@ async function startWebhook(
     component: 'node-policy-operator',
     instance: 'node-policy-operator-webhook',
     credentials: false,
-    cp,
+    cluster,
     workload: release.object('Deployment', 'node-policy-operator-webhook'),
     nodeName: NODE_NAME,
     volumeContent: (volume) => (volume.secret === undefined ? volume.hostPath?.path : certs),
@@ -296,7 +377,7 @@ async function startWebhook(
   });
   started.push(() => component.stop());
   await component.start();
-  await cp.adminClient.create(
+  await cluster.admin.create(
     ENDPOINT_SLICES,
     {
       apiVersion: 'discovery.k8s.io/v1',

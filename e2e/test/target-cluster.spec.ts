@@ -59,10 +59,30 @@ describe('the stack on a cluster named by a kubeconfig', () => {
 
   it('leaves the cluster as it found it: namespaces, nodes and their Leases, CRDs, RBAC, DeviceClasses, ResourceSlices', async () => {
     passed = false;
-    // A Pod still running when the stack stops is run down first, releasing what it holds.
+    // A Pod still running when the stack stops is run down first, releasing what it holds; a SriovNetwork
+    // keeps the operator's finalizer until the operator, still running then, has removed its NAD.
     const current = stack;
     if (current === undefined) throw new Error('the stack did not start');
     await runPod(current, pairsPod('left-running'));
+    await current.admin.create(
+      resourceTypes.sriovNetwork,
+      {
+        apiVersion: 'sriovnetwork.openshift.io/v1',
+        kind: 'SriovNetwork',
+        metadata: { name: 'storage-net' },
+        spec: { resourceName: 'storage_vfs', networkNamespace: WORKLOADS, ipam: '{"type":"host-local","subnet":"10.77.0.0/24"}' },
+      },
+      { namespace: OPERATOR_NAMESPACE },
+    );
+    await waitFor(
+      'the operator to provision storage-net and hold it with its finalizer',
+      async () => {
+        const network = await current.admin.get(resourceTypes.sriovNetwork, { namespace: OPERATOR_NAMESPACE, name: 'storage-net' });
+        const nad = await current.admin.get(resourceTypes.networkAttachmentDefinition, { namespace: WORKLOADS, name: 'storage-net' }).catch(() => undefined);
+        return (network.metadata.finalizers ?? []).length > 0 && nad !== undefined;
+      },
+      { timeoutMs: 60_000, describe: () => current.logTail() },
+    );
     stack = undefined;
     await current.stop();
     expect(await footprint(admin)).toEqual(before);

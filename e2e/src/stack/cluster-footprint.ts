@@ -94,18 +94,7 @@ export async function removeAdded(
     onNode.items.map((pod) => ({ type: resourceTypes.pod, name: pod.metadata.name, namespace: pod.metadata.namespace ?? '' })),
     { gracePeriodSeconds: 0 },
   );
-  await deleteAll(
-    client,
-    stackNames.namespaces.map((name) => ({ type: resourceTypes.namespace, name })),
-  );
-  await waitFor(
-    `the stack's namespaces (${stackNames.namespaces.join(', ')}) to be deleted`,
-    async () => {
-      const namespaces = new Set(await names(client, resourceTypes.namespace));
-      return stackNames.namespaces.every((namespace) => !namespaces.has(namespace));
-    },
-    { timeoutMs: 180_000 },
-  );
+  await deleteNamespaces(client, stackNames.namespaces);
   const now = await footprint(client);
   const added = (kind: FootprintKind) => now[kind].filter((name) => !before[kind].includes(name));
   const crds = added('CustomResourceDefinition');
@@ -122,6 +111,40 @@ export async function removeAdded(
       return crds.every((crd) => !left.has(crd));
     },
     { timeoutMs: 60_000 },
+  );
+}
+
+interface NamespaceStatus {
+  readonly phase?: string;
+  readonly conditions?: readonly { readonly type: string; readonly status: string; readonly message?: string }[];
+}
+
+/**
+ * Deletes namespaces and waits until the namespace controller has emptied and removed them. What holds
+ * one up (objects whose finalizers nobody removes) is named in the error when they do not go.
+ */
+export async function deleteNamespaces(client: KubeClient, namespaces: readonly string[]): Promise<void> {
+  await deleteAll(
+    client,
+    namespaces.map((name) => ({ type: resourceTypes.namespace, name })),
+  );
+  let holding: string[] = [];
+  await waitFor(
+    `namespaces ${namespaces.join(', ')} to be deleted`,
+    async () => {
+      const left = (await client.list<KubeObject & { status?: NamespaceStatus }>(resourceTypes.namespace)).items.filter((namespace) =>
+        namespaces.includes(namespace.metadata.name),
+      );
+      holding = left.map(
+        (namespace) =>
+          `${namespace.metadata.name}: ${(namespace.status?.conditions ?? [])
+            .filter((condition) => condition.status === 'True')
+            .map((condition) => condition.message ?? condition.type)
+            .join('; ')}`,
+      );
+      return left.length === 0;
+    },
+    { timeoutMs: 120_000, describe: () => holding.join('\n') },
   );
 }
 

@@ -22,7 +22,7 @@ import {
 } from '@sriov-dra/k8s/testing';
 import { type GpuStandIn, startGpuStandIn } from '../node/gpu-stand-in.ts';
 import { type ChartRelease, installRelease, releaseValues, writeConfigMapVolume } from './chart-release.ts';
-import { type Footprint, type StackNames, footprint, preflight, removeAdded } from './cluster-footprint.ts';
+import { type Footprint, type StackNames, deleteNamespaces, footprint, preflight, removeAdded } from './cluster-footprint.ts';
 import { type Agent, type Cluster, type ClusterTarget, createAgent, openCluster, serviceAccountUser, targetFromEnv } from './cluster.ts';
 import { ComponentProcess } from './component-process.ts';
 import { KubeletSimulator } from './kubelet-simulator.ts';
@@ -300,9 +300,14 @@ async function startOnCluster(
       ].join('\n'),
     startDriver,
     stop: async (keepLogs = false) => {
-      // On a cluster that stays, Pods a failed test left are run down first, while the drivers and the
-      // daemon can still release what they hold (shadows keep a finalizer until released).
-      if (cluster.target === 'kubeconfig') await drainWorkloads(admin, kubelet, log);
+      // On a cluster that stays, Pods a failed test left are run down first, and the namespaces of the
+      // workloads and of the operator's objects deleted next, while the components can still release
+      // what they hold: shadows and SriovNetworks keep a finalizer until released.
+      if (cluster.target === 'kubeconfig') {
+        await drainWorkloads(admin, kubelet, log);
+        log(`deleting the namespaces ${WORKLOADS} and ${OPERATOR_NAMESPACE} while the components run`);
+        await deleteNamespaces(admin, [WORKLOADS, OPERATOR_NAMESPACE]);
+      }
       // The kubelet first, which acts on all the others; stopping it again in turn does nothing.
       await kubelet.stop();
       await context.stopStarted();

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path, { delimiter } from 'node:path';
 import { KubeClient, defaultKubeconfigFiles, loadKubeconfig, resourceTypes } from '@sriov-dra/k8s';
-import { type AuditLog, type ControlPlane, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { type AuditLog, type ControlPlane, serviceAccountToken, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 
 export type ClusterTarget = { readonly kind: 'local'; readonly audit?: boolean } | { readonly kind: 'kubeconfig'; readonly files: readonly string[] };
 
@@ -136,25 +136,6 @@ export async function openCluster(target: ClusterTarget, dir: string): Promise<C
   return clusterOf('kubeconfig', admin, target.files.join(delimiter), access, dir, undefined);
 }
 
-/** A ServiceAccount token from the TokenRequest API, bound to a Pod when `boundTo` names one (as the kubelet mounts it). */
-export async function serviceAccountToken(
-  admin: KubeClient,
-  account: { readonly namespace: string; readonly name: string },
-  boundTo?: { readonly name: string; readonly uid: string },
-): Promise<string> {
-  const issued = (await admin.request({
-    method: 'POST',
-    path: `/api/v1/namespaces/${account.namespace}/serviceaccounts/${account.name}/token`,
-    body: {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      // An API server may shorten it (--service-account-max-token-expiration); a run takes minutes.
-      spec: { expirationSeconds: 86_400, ...(boundTo === undefined ? {} : { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', ...boundTo } }) },
-    },
-  })) as { status: { token: string } };
-  return issued.status.token;
-}
-
 /** The username a ServiceAccount's token authenticates as. */
 export function serviceAccountUser(account: { readonly namespace: string; readonly name: string }): string {
   return `system:serviceaccount:${account.namespace}:${account.name}`;
@@ -184,7 +165,8 @@ export async function createAgent(cluster: Cluster, namespace: string, name: str
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   });
-  const token = await serviceAccountToken(cluster.admin, { namespace, name });
+  // A run takes minutes; a day leaves room for a slow cluster.
+  const token = await serviceAccountToken(cluster.admin, { namespace, name }, { expirationSeconds: 86_400 });
   const client = cluster.clientWithToken(token);
   await waitFor(
     `${binding} to authorize its agent`,

@@ -15,10 +15,11 @@ import {
   type RenderedVolume,
   containerEnvironment,
   podSpecOf,
+  serviceAccountToken,
   terminateChild,
   waitFor,
 } from '@sriov-dra/k8s/testing';
-import { type Cluster, serviceAccountToken, serviceAccountUser } from './cluster.ts';
+import { type Cluster, serviceAccountUser } from './cluster.ts';
 
 /** The program each component's image starts. */
 export const COMPONENT_MAINS = {
@@ -94,7 +95,7 @@ export class ComponentProcess {
     component.#env = containerEnvironment(component.#pod, component.#container, fields, options.volumeContent);
     if (options.credentials !== false) {
       const account = { namespace, name: component.#pod.serviceAccountName };
-      const token = await serviceAccountToken(options.cluster.admin, account, { name: pod.metadata.name, uid: pod.metadata.uid });
+      const token = await serviceAccountToken(options.cluster.admin, account, { boundTo: { name: pod.metadata.name, uid: pod.metadata.uid } });
       component.#env['KUBECONFIG'] = options.cluster.tokenKubeconfig(
         path.join(options.logDir, `${component.instance}.kubeconfig`),
         serviceAccountUser(account),

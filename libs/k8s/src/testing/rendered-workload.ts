@@ -89,6 +89,29 @@ export function containerEnvironment(
 }
 
 /**
+ * A token of ServiceAccount `namespace/name` from the TokenRequest API, as any cluster's admin may ask
+ * for one; `boundTo` binds it to a Pod, as a Pod's own token is. The API server may shorten
+ * `expirationSeconds` (--service-account-max-token-expiration).
+ */
+export async function serviceAccountToken(
+  admin: KubeClient,
+  account: { readonly namespace: string; readonly name: string },
+  options: { readonly boundTo?: { readonly name: string; readonly uid: string }; readonly expirationSeconds?: number } = {},
+): Promise<string> {
+  const { boundTo, expirationSeconds = 3600 } = options;
+  const issued = (await admin.request({
+    method: 'POST',
+    path: `/api/v1/namespaces/${account.namespace}/serviceaccounts/${account.name}/token`,
+    body: {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds, ...(boundTo === undefined ? {} : { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', ...boundTo } }) },
+    },
+  })) as { status: { token: string } };
+  return issued.status.token;
+}
+
+/**
  * A kubeconfig with a token of ServiceAccount `namespace/name`, standing in for the token the kubelet
  * mounts into its Pods; `boundTo` binds the token to a Pod, as a Pod's own token is.
  */
@@ -98,14 +121,6 @@ export async function serviceAccountKubeconfig(
   file: string,
   boundTo?: { readonly name: string; readonly uid: string },
 ): Promise<string> {
-  const issued = (await cp.adminClient.request({
-    method: 'POST',
-    path: `/api/v1/namespaces/${account.namespace}/serviceaccounts/${account.name}/token`,
-    body: {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600, ...(boundTo === undefined ? {} : { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', ...boundTo } }) },
-    },
-  })) as { status: { token: string } };
-  return writeKubeconfig(file, cp.server, cp.caCert, `system:serviceaccount:${account.namespace}:${account.name}`, { token: issued.status.token });
+  const token = await serviceAccountToken(cp.adminClient, account, boundTo === undefined ? {} : { boundTo });
+  return writeKubeconfig(file, cp.server, cp.caCert, `system:serviceaccount:${account.namespace}:${account.name}`, { token });
 }

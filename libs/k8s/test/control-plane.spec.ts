@@ -1,11 +1,11 @@
 // The test control plane itself: the pinned version answers, every component runs healthy with the
 // configured feature gates, the admission plugins the driver's behaviour depends on are on, and stop()
 // leaves no process and no listening port behind.
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { KubeClient, type KubeObject } from '../src/client.ts';
 import { resourceTypes } from '../src/resources.ts';
-import { DEFAULT_K8S_VERSION, isProcessAlive as alive, createNamespace, httpsGetText, startControlPlane } from '../src/testing/index.ts';
+import { DEFAULT_K8S_VERSION, isProcessAlive as alive, createNamespace, freePort, httpsGetText, startControlPlane } from '../src/testing/index.ts';
 
 function refused(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
@@ -90,6 +90,35 @@ describe('startControlPlane', () => {
       ]);
     } finally {
       await cp.stop();
+    }
+  }, 120_000);
+
+  it('starts etcd and the API server again on other ports when another process took theirs first', async () => {
+    // What a suite running beside this one does between a port being found free and the component binding it.
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as AddressInfo).port;
+    // etcd's client port, then (after its retry on two fresh ports) the API server's.
+    const handedOut: number[] = [];
+    const queue = [takenPort, await freePort(), await freePort(), await freePort(), takenPort];
+    const cp = await startControlPlane({
+      portSource: async () => {
+        const port = queue.shift() ?? (await freePort());
+        handedOut.push(port);
+        return port;
+      },
+    });
+    try {
+      await cp.adminClient.request({ method: 'GET', path: '/readyz' });
+      expect({
+        handedOut: handedOut.length,
+        etcd: new URL(cp.etcdEndpoint).port === String(takenPort),
+        apiServer: new URL(cp.server).port === String(takenPort),
+        components: cp.components().map((component) => component.name),
+      }).toEqual({ handedOut: 6, etcd: false, apiServer: false, components: ['etcd', 'kube-apiserver'] });
+    } finally {
+      await cp.stop();
+      taken.close();
     }
   }, 120_000);
 });

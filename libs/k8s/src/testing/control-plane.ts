@@ -40,6 +40,11 @@ export interface ControlPlaneOptions {
   readonly endpointRouting?: boolean;
   /** Keep the working directory (logs, certificates) after stop, for debugging. */
   readonly keepDir?: boolean;
+  /**
+   * Where the components' ports come from; by default ports free a moment ago. A test of the start's
+   * retry hands out a port it holds.
+   */
+  readonly portSource?: () => Promise<number>;
   readonly startTimeoutMs?: number;
 }
 
@@ -148,6 +153,23 @@ function featureGateArgs(featureGates: Readonly<Record<string, boolean>>): strin
   return gates.length === 0 ? [] : [`--feature-gates=${gates.join(',')}`];
 }
 
+/**
+ * Runs `start` on `count` ports free a moment ago. Another process may take one before the component
+ * binds it (the suites run side by side); that start fails with "address already in use" in the
+ * component's log, which the failure quotes, and is made again on fresh ports.
+ */
+async function onFreePorts<T>(count: number, start: (ports: readonly number[]) => Promise<T>, source: () => Promise<number>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports: number[] = [];
+    for (let index = 0; index < count; index += 1) ports.push(await source());
+    try {
+      return await start(ports);
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof Error && error.message.includes('address already in use'))) throw error;
+    }
+  }
+}
+
 function apiServerArgs(
   ports: { etcd: number; api: number },
   dir: string,
@@ -230,6 +252,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const binaries = controlPlaneBinaries(options.version);
   const dir = mkdtempSync(join(tmpdir(), 'sriov-dra-cp-'));
   const timeoutMs = options.startTimeoutMs ?? 60_000;
+  const portSource = options.portSource ?? freePort;
   const processes: ManagedProcess[] = [];
   const stopAll = async (): Promise<void> => {
     for (const process of [...processes].reverse()) await process.stop();
@@ -242,46 +265,82 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
     writeFileSync(join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
 
-    const ports = { etcd: await freePort(), peer: await freePort(), api: await freePort() };
-    const server = `https://127.0.0.1:${ports.api}`;
-    const etcd = startProcess(
-      'etcd',
-      binaries.etcd,
-      [
-        `--data-dir=${join(dir, 'etcd')}`,
-        '--name=default',
-        `--listen-client-urls=http://127.0.0.1:${ports.etcd}`,
-        `--advertise-client-urls=http://127.0.0.1:${ports.etcd}`,
-        `--listen-peer-urls=http://127.0.0.1:${ports.peer}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${ports.peer}`,
-        `--initial-cluster=default=http://127.0.0.1:${ports.peer}`,
-        // Test data is disposable; fsync only slows the suite down.
-        '--unsafe-no-fsync',
-        '--log-level=warn',
-      ],
-      join(dir, 'etcd.log'),
+    // A component that did not come up is stopped and forgotten (a retry on other ports starts another).
+    const supervise = async (process: ManagedProcess, ready: () => Promise<void>): Promise<void> => {
+      processes.push(process);
+      try {
+        await ready();
+      } catch (error) {
+        await process.stop();
+        processes.splice(processes.indexOf(process), 1);
+        throw error;
+      }
+    };
+    const etcdPorts = await onFreePorts(
+      2,
+      async ([client = 0, peer = 0]) => {
+        const etcd = startProcess(
+          'etcd',
+          binaries.etcd,
+          [
+            // A data directory per attempt: a member's peer address is stored in it.
+            `--data-dir=${join(dir, `etcd-${client}`)}`,
+            '--name=default',
+            `--listen-client-urls=http://127.0.0.1:${client}`,
+            `--advertise-client-urls=http://127.0.0.1:${client}`,
+            `--listen-peer-urls=http://127.0.0.1:${peer}`,
+            `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+            `--initial-cluster=default=http://127.0.0.1:${peer}`,
+            // Test data is disposable; fsync only slows the suite down.
+            '--unsafe-no-fsync',
+            '--log-level=warn',
+          ],
+          join(dir, 'etcd.log'),
+        );
+        await supervise(etcd, () =>
+          // Bounded: whatever else holds the port may accept and never answer.
+          waitFor('etcd', async () => (await fetch(`http://127.0.0.1:${client}/health`, { signal: AbortSignal.timeout(2_000) })).ok, {
+            timeoutMs,
+            alive: () => etcd.child.exitCode === null,
+            describe: () => tail(etcd.logFile),
+          }),
+        );
+        return { client };
+      },
+      portSource,
     );
-    processes.push(etcd);
-    await waitFor('etcd', async () => (await fetch(`http://127.0.0.1:${ports.etcd}/health`)).ok, {
-      timeoutMs,
-      alive: () => etcd.child.exitCode === null,
-      describe: () => tail(etcd.logFile),
-    });
 
-    const apiArgs = apiServerArgs(ports, dir, pki, serving, options);
-    let apiServer = startProcess('kube-apiserver', binaries.kubeApiserver, apiArgs, join(dir, 'kube-apiserver.log'));
-    processes.push(apiServer);
     const admin = pki.client('sriov-dra-admin', ['system:masters']);
-    const kubeconfig = writeKubeconfig(join(dir, 'admin.kubeconfig'), server, pki.caCert, 'sriov-dra-admin', admin);
-    const adminClient = KubeClient.fromKubeConfig(kubeconfig, { qps: 1_000, burst: 1_000 });
-    const waitForApiServer = (): Promise<void> =>
-      waitFor('kube-apiserver', async () => await adminClient.request({ method: 'GET', path: '/readyz', timeoutMs: 2_000 }).then(() => true), {
+    const waitForApiServer = (client: KubeClient, process: ManagedProcess): Promise<void> =>
+      waitFor('kube-apiserver', async () => await client.request({ method: 'GET', path: '/readyz', timeoutMs: 2_000 }).then(() => true), {
         timeoutMs,
-        alive: () => apiServer.child.exitCode === null,
-        describe: () => tail(apiServer.logFile),
+        alive: () => process.child.exitCode === null,
+        describe: () => tail(process.logFile),
       });
-    await waitForApiServer();
-
+    const started = await onFreePorts(
+      1,
+      async ([api = 0]) => {
+        const ports = { etcd: etcdPorts.client, api };
+        const args = apiServerArgs(ports, dir, pki, serving, options);
+        const process = startProcess('kube-apiserver', binaries.kubeApiserver, args, join(dir, 'kube-apiserver.log'));
+        const url = `https://127.0.0.1:${api}`;
+        const client = KubeClient.fromKubeConfig(writeKubeconfig(join(dir, 'admin.kubeconfig'), url, pki.caCert, 'sriov-dra-admin', admin), {
+          qps: 1_000,
+          burst: 1_000,
+        });
+        try {
+          await supervise(process, () => waitForApiServer(client, process));
+        } catch (error) {
+          client.close();
+          throw error;
+        }
+        return { ports, args, server: url, adminClient: client, apiServer: process };
+      },
+      portSource,
+    );
+    const { ports, args: apiArgs, server, adminClient } = started;
+    let apiServer = started.apiServer;
+    const kubeconfig = join(dir, 'admin.kubeconfig');
     const component = (name: string, user: string): string => {
       const cert = pki.client(user);
       return writeKubeconfig(join(dir, `${name}.kubeconfig`), server, pki.caCert, user, cert);
@@ -290,20 +349,26 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     // controller manager or scheduler that is still starting (or has already failed).
     const componentPorts = new Map<string, number>([['kube-apiserver', ports.api]]);
     const startComponent = async (name: string, binary: string, user: string, healthPath: string, args: readonly string[]): Promise<void> => {
-      const port = await freePort();
-      const managed = startProcess(
-        name,
-        binary,
-        [...componentServingArgs(component(name, user), pki.serving(name), port), ...args, ...featureGateArgs(options.featureGates ?? {}), '--v=1'],
-        join(dir, `${name}.log`),
+      await onFreePorts(
+        1,
+        async ([port = 0]) => {
+          const managed = startProcess(
+            name,
+            binary,
+            [...componentServingArgs(component(name, user), pki.serving(name), port), ...args, ...featureGateArgs(options.featureGates ?? {}), '--v=1'],
+            join(dir, `${name}.log`),
+          );
+          await supervise(managed, () =>
+            waitFor(name, async () => (await httpsGetText(`https://127.0.0.1:${port}${healthPath}`, pki.caCert)) === 'ok', {
+              timeoutMs,
+              alive: () => managed.child.exitCode === null,
+              describe: () => tail(managed.logFile),
+            }),
+          );
+          componentPorts.set(name, port);
+        },
+        portSource,
       );
-      processes.push(managed);
-      componentPorts.set(name, port);
-      await waitFor(name, async () => (await httpsGetText(`https://127.0.0.1:${port}${healthPath}`, pki.caCert)) === 'ok', {
-        timeoutMs,
-        alive: () => managed.child.exitCode === null,
-        describe: () => tail(managed.logFile),
-      });
     };
     if (options.controllerManager === true) {
       await startComponent('kube-controller-manager', binaries.kubeControllerManager, 'system:kube-controller-manager', '/healthz', [
@@ -368,7 +433,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         await previous.stop();
         apiServer = startProcess('kube-apiserver', binaries.kubeApiserver, apiArgs, join(dir, 'kube-apiserver.log'));
         processes[processes.indexOf(previous)] = apiServer;
-        await waitForApiServer();
+        await waitForApiServer(adminClient, apiServer);
       },
       async stop() {
         for (const client of clients) client.close();

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { errorMessage } from '../api-errors.ts';
 
@@ -14,8 +15,23 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Asks the kernel for a free loopback port. */
-export function freePort(): Promise<number> {
+/** The kernel's ephemeral port range (what listen(0) and outgoing connections are given); Linux's default elsewhere. */
+export function ephemeralPortRange(file = '/proc/sys/net/ipv4/ip_local_port_range'): { readonly low: number; readonly high: number } {
+  try {
+    const [low, high] = readFileSync(file, 'utf8').trim().split(/\s+/).map(Number);
+    if (low !== undefined && high !== undefined && Number.isInteger(low) && Number.isInteger(high)) return { low, high };
+  } catch {
+    // Not Linux, or /proc not mounted: assume its default.
+  }
+  return { low: 32768, high: 60999 };
+}
+
+/** Below the ephemeral range; the lowest ports are left to services. */
+const CHOSEN_PORTS_FROM = 10_000;
+/** Ports handed out by this process, never handed out twice even if their user has not bound them yet. */
+const handedOut = new Set<number>();
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -28,6 +44,43 @@ export function freePort(): Promise<number> {
       });
     });
   });
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => {
+      resolve(false);
+    });
+    server.listen(port, '127.0.0.1', () => {
+      server.close(() => {
+        resolve(true);
+      });
+    });
+  });
+}
+
+/**
+ * A loopback port free now, for a process that binds it later. It is chosen below the kernel's ephemeral
+ * range: the many listen(0) servers and outgoing connections of the suites running side by side cannot
+ * be given it in between, as they could a port the kernel had just handed out; only another such choice
+ * can, at random among some twenty thousand ports.
+ */
+export async function freePort(): Promise<number> {
+  const { low } = ephemeralPortRange();
+  const span = low - CHOSEN_PORTS_FROM;
+  // A kernel whose ephemeral range starts low leaves no room below it: it picks, as listen(0) does.
+  if (span <= 1_000) return kernelPort();
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = CHOSEN_PORTS_FROM + randomInt(span);
+    if (handedOut.has(port)) continue;
+    // Taken before the check, so that a concurrent call cannot pick it meanwhile.
+    handedOut.add(port);
+    if (await canListen(port)) return port;
+    handedOut.delete(port);
+  }
+  throw new Error(`no free loopback port below the ephemeral range (from ${String(CHOSEN_PORTS_FROM)} to ${String(low)})`);
 }
 
 const running = new Set<ChildProcess>();

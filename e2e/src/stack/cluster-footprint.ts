@@ -65,11 +65,11 @@ export async function preflight(client: KubeClient, stackNames: StackNames): Pro
 }
 
 /**
- * Deletes what the stack added since `before`: its namespaces (and with them every namespaced object it
- * made), its node with the node's Lease and ResourceSlices, then `owned` cluster-scoped objects (the
- * chart's and the agents') and the CRDs and DeviceClasses that did not exist before. Waits until the
- * namespaces are gone before touching CRDs: the namespace controller empties a namespace through API
- * discovery, and CRDs vanishing meanwhile make it back off for a minute.
+ * Deletes what the stack added since `before`: its node with the node's Lease, ResourceSlices and Pods,
+ * then its namespaces (and with them every namespaced object it made), then `owned` cluster-scoped
+ * objects (the chart's and the agents') and the CRDs and DeviceClasses that did not exist before. Waits
+ * until the namespaces are gone before touching CRDs: the namespace controller empties a namespace
+ * through API discovery, and CRDs vanishing meanwhile make it back off for a minute.
  */
 export async function removeAdded(
   client: KubeClient,
@@ -115,7 +115,6 @@ export async function removeAdded(
 }
 
 interface NamespaceStatus {
-  readonly phase?: string;
   readonly conditions?: readonly { readonly type: string; readonly status: string; readonly message?: string }[];
 }
 

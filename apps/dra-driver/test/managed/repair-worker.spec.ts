@@ -157,10 +157,15 @@ describe('repair worker', () => {
     const gone = await prepared();
     await admin.delete(resourceTypes.pod, { namespace: NS, name: gone.name }, { gracePeriodSeconds: 0 });
     const moved = await prepared();
+    // The allocation goes with the reservation, as the resourceclaim controller deallocates a claim whose
+    // last consumer left: an allocated claim of a bound Pod would be reserved for it again by that controller.
     await admin.patch(
       resourceTypes.resourceClaim,
       { namespace: NS, name: moved.refs[0]?.name ?? '', subresource: 'status' },
-      [{ op: 'remove', path: '/status/reservedFor' }],
+      [
+        { op: 'remove', path: '/status/reservedFor' },
+        { op: 'remove', path: '/status/allocation' },
+      ],
       contentTypes.jsonPatch,
     );
     const before = await host.records();

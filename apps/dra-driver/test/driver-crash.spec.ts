@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, labels } from '@sriov-dra/contract';
 import { type KubeObject, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { type KubeletPeer, terminateChild, waitFor } from '@sriov-dra/k8s/testing';
+import { type KubeletPeer, type RoleBindingBody, createRoleBinding, terminateChild, waitFor } from '@sriov-dra/k8s/testing';
 import { createClaimConsumer } from './claim-consumer.ts';
 import { applyDriverRbac } from './driver-identity.ts';
 import { type DriverNode, NAMESPACE, NODE, WORKLOADS, createPairClaim, publishTemplate, startDriverNode } from './driver-node-fixture.ts';
@@ -53,18 +53,18 @@ describe('a managed prepare interrupted by a crash of the driver process', () =>
     if (process_ !== undefined) await killDriver(process_);
     process_ = undefined;
   };
-  let chartBinding: Record<string, unknown> | undefined;
+  let chartBinding: RoleBindingBody | undefined;
   /** Withdraws the chart's managed-network grant and leaves the driver with `rules` only. */
   const limitTo = async (rules: Record<string, unknown>[]): Promise<void> => {
     await admin().patch(resourceTypes.clusterRole, { name: LIMITED_ROLE }, { rules }, 'application/merge-patch+json');
-    const { metadata, roleRef, subjects } = await admin().get<KubeObject & { roleRef: unknown; subjects: unknown }>(resourceTypes.clusterRoleBinding, {
+    const { metadata, roleRef, subjects } = await admin().get<KubeObject & Omit<RoleBindingBody, 'metadata'>>(resourceTypes.clusterRoleBinding, {
       name: CHART_BINDING,
     });
     chartBinding = { metadata: { name: metadata.name }, roleRef, subjects };
     await admin().delete(resourceTypes.clusterRoleBinding, { name: CHART_BINDING });
   };
   const restoreChartGrant = async (): Promise<void> => {
-    if (chartBinding !== undefined) await admin().create(resourceTypes.clusterRoleBinding, chartBinding);
+    if (chartBinding !== undefined) await createRoleBinding(admin(), chartBinding);
   };
   const phases = (): string[] =>
     Object.values(node.checkpointClaims<Recorded>()).flatMap((record) => record.devices.map((device) => device.managedBinding?.phase ?? 'none'));
@@ -74,7 +74,7 @@ describe('a managed prepare interrupted by a crash of the driver process', () =>
     // Managed networks without the right to create or delete a shadow: a prepare gets as far as the
     // Create, a release as far as the DELETE.
     await admin().create(resourceTypes.clusterRole, { metadata: { name: LIMITED_ROLE }, rules: limitedRules(['patch'], ['get', 'list', 'patch']) });
-    await admin().create(resourceTypes.clusterRoleBinding, {
+    await createRoleBinding(admin(), {
       metadata: { name: LIMITED_ROLE },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: LIMITED_ROLE },
       subjects: [{ kind: 'ServiceAccount', namespace: NAMESPACE, name: 'dra-driver-sriov' }],

@@ -1,24 +1,18 @@
 // The credentials the DaemonSet's driver Pod would get: its ServiceAccount, bound by the chart's RBAC
 // templates, and a token bound to a driver Pod on the node (which is what "associated-node" status writes
 // are authorized against).
-import { type ResourceType, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, DRIVER_CHART_DIR, renderChartTemplate, serviceAccountKubeconfig } from '@sriov-dra/k8s/testing';
+import { resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, DRIVER_CHART_DIR, createRendered, renderChartTemplate, serviceAccountKubeconfig } from '@sriov-dra/k8s/testing';
 
-const RBAC_TYPES: Readonly<Record<string, ResourceType>> = {
-  ClusterRole: resourceTypes.clusterRole,
-  ClusterRoleBinding: resourceTypes.clusterRoleBinding,
-  Role: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true },
-  RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
-};
+const RBAC_KINDS: ReadonlySet<string> = new Set(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
-/** Creates the RBAC objects of `templates` of the driver chart, released into `namespace`. */
+/** Creates the RBAC objects of `templates` of the driver chart, released into `namespace`, and waits until they authorize. */
 export async function applyDriverRbac(cp: ControlPlane, namespace: string, templates: readonly string[]): Promise<void> {
   for (const template of templates) {
-    for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace })) {
-      const type = RBAC_TYPES[String(object['kind'])];
-      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])} in ${template}`);
-      await cp.adminClient.create(type, object, type.namespaced ? { namespace } : {});
-    }
+    const objects = renderChartTemplate(DRIVER_CHART_DIR, template, { namespace });
+    const unexpected = objects.find((object) => !RBAC_KINDS.has(String(object['kind'])));
+    if (unexpected !== undefined) throw new Error(`unexpected ${String(unexpected['kind'])} in ${template}`);
+    await createRendered(cp.adminClient, objects, namespace);
   }
 }
 

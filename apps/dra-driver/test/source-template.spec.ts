@@ -2,8 +2,8 @@
 // own authorization returns the NAD's UID, resourceVersion and exact spec.config; a missing NAD, one the
 // driver may not read (RBAC Forbidden) and a file-backed NAD are typed refusals naming the NAD.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, createRoleBinding, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { readSourceTemplate } from '../src/managed/source-template.ts';
 
 const DRIVER_USER = 'system:serviceaccount:dra-driver-sriov:dra-driver-sriov';
@@ -11,8 +11,6 @@ const READABLE = 'ai-workloads';
 const UNREADABLE = 'infra';
 /** Spacing and key order as an administrator wrote them: the snapshot keeps the text byte for byte. */
 const CONFIG = '{ "cniVersion": "1.0.0",\n  "plugins": [ {"type": "sriov", "ipam": {"type": "whereabouts", "range": "192.0.2.0/24"}} ] }';
-
-const roleBinding: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true };
 
 let cp: ControlPlane;
 let admin: KubeClient;
@@ -39,17 +37,11 @@ beforeAll(async () => {
     metadata: { name: 'source-template-reader' },
     rules: [{ apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get'] }],
   });
-  await admin.create(
-    roleBinding,
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'source-template-reader', namespace: READABLE },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'source-template-reader' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: DRIVER_USER }],
-    },
-    { namespace: READABLE },
-  );
+  await createRoleBinding(admin, {
+    metadata: { name: 'source-template-reader', namespace: READABLE },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'source-template-reader' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: DRIVER_USER }],
+  });
   driver = cp.clientFor(DRIVER_USER);
 }, 180_000);
 

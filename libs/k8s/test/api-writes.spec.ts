@@ -8,8 +8,8 @@ import { KubeClient, type KubeObject } from '../src/client.ts';
 import { removeFinalizer } from '../src/finalizers.ts';
 import { patchGuarded } from '../src/guarded-patch.ts';
 import { annotationChanges, identityPreconditions } from '../src/json-patch.ts';
-import { type ResourceType, resourceTypes } from '../src/resources.ts';
-import { DRIVER_CHART_DIR, renderChartTemplate } from '../src/testing/index.ts';
+import { resourceTypes } from '../src/resources.ts';
+import { DRIVER_CHART_DIR, createRendered, renderChartTemplate } from '../src/testing/index.ts';
 
 import { createNamespace, createPod, ownedNad, useControlPlane } from './fixtures.ts';
 
@@ -270,12 +270,11 @@ describe('driver RBAC (§12.3) from the chart, with a real ServiceAccount token'
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'dra-driver-sriov' } },
       { namespace: 'dra-driver-sriov' },
     );
-    const types: Record<string, ResourceType> = { ClusterRole: resourceTypes.clusterRole, ClusterRoleBinding: resourceTypes.clusterRoleBinding };
-    for (const object of renderChartTemplate(DRIVER_CHART_DIR, 'managed-networks-rbac.yaml', { namespace: 'dra-driver-sriov' })) {
-      const type = types[String(object['kind'])];
-      if (type === undefined) throw new Error(`unexpected ${String(object['kind'])} in the driver RBAC template`);
-      await shared.admin.create(type, object);
-    }
+    await createRendered(
+      shared.admin,
+      renderChartTemplate(DRIVER_CHART_DIR, 'managed-networks-rbac.yaml', { namespace: 'dra-driver-sriov' }),
+      'dra-driver-sriov',
+    );
     const request = (await shared.admin.request({
       method: 'POST',
       path: '/api/v1/namespaces/dra-driver-sriov/serviceaccounts/dra-driver-sriov/token',

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
 import { type ApiRequest, KubeClient, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
-import { type TcpProxy, startTcpProxy, waitFor } from '@sriov-dra/k8s/testing';
+import { type TcpProxy, createRoleBinding, startTcpProxy, waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { isHostOperationError } from '../../src/device/host-operation-error.ts';
 import {
@@ -58,7 +58,7 @@ async function driverWithout(user: string, resource: 'pods' | 'network-attachmen
       { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
     ],
   });
-  await admin.create(resourceTypes.clusterRoleBinding, {
+  await createRoleBinding(admin, {
     metadata: { name: user },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
     subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],

@@ -15,10 +15,12 @@ import {
   type ControlPlane,
   createNamespace,
   createReadyNode,
+  createRoleBinding,
   DRIVER_CHART_DIR,
   installCrds,
   KubeletPeer,
   renderChartTemplate,
+  type RoleBindingBody,
   startControlPlane,
   terminateChild,
 } from '@sriov-dra/k8s/testing';
@@ -145,10 +147,10 @@ export async function startManagedNode(): Promise<ManagedNode> {
   for (const template of RBAC_TEMPLATES) {
     for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace: DRIVER_NAMESPACE })) {
       if (object['kind'] !== 'ClusterRoleBinding') continue;
-      const { name } = object['metadata'] as { name: string };
-      await admin.create(resourceTypes.clusterRoleBinding, {
-        ...object,
-        metadata: { name: `${name}-user` },
+      const { metadata, roleRef } = object as { metadata: { name: string }; roleRef: RoleBindingBody['roleRef'] };
+      await createRoleBinding(admin, {
+        metadata: { name: `${metadata.name}-user` },
+        roleRef,
         subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: DRIVER_USER }],
       });
     }

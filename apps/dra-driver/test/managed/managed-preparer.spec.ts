@@ -5,7 +5,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, isSriovDraError } from '@sriov-dra/contract';
 import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
-import { waitFor } from '@sriov-dra/k8s/testing';
+import { createRoleBinding, waitFor } from '@sriov-dra/k8s/testing';
 import { sriovDra } from '../admin/run-sriov-dra.ts';
 import {
   DEVICES,
@@ -257,7 +257,7 @@ describe('managed prepare and unprepare', () => {
       metadata: { name: 'shadow-reader' },
       rules: [{ apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'create', 'patch'] }],
     });
-    await admin.create(resourceTypes.clusterRoleBinding, {
+    await createRoleBinding(admin, {
       metadata: { name: 'shadow-reader' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'shadow-reader' },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'half-driver' }],
@@ -306,7 +306,7 @@ describe('managed prepare and unprepare', () => {
         { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'create', 'patch'] },
       ],
     });
-    await admin.create(resourceTypes.clusterRoleBinding, {
+    await createRoleBinding(admin, {
       metadata: { name: 'no-nad-delete' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'no-nad-delete' },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'limited-driver' }],

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it, jest } from '@jest/globals';
 import { DRIVER_NAME, annotations } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, contentTypes, resourceTypes } from '@sriov-dra/k8s';
-import { waitFor } from '@sriov-dra/k8s/testing';
+import { createRoleBinding, waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { CheckpointStore } from '../../src/checkpoint/checkpoint-store.ts';
 import type { RepairPass } from '../../src/managed/repair-worker.ts';
@@ -136,7 +136,7 @@ describe('repair worker', () => {
         },
       ],
     });
-    await admin.create(resourceTypes.clusterRoleBinding, {
+    await createRoleBinding(admin, {
       metadata: { name: limitedUser },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: limitedUser },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: limitedUser }],
@@ -194,7 +194,7 @@ describe('repair worker', () => {
       metadata: { name: 'claim-status-any-node' },
       rules: [{ apiGroups: ['resource.k8s.io'], resources: ['resourceclaims/driver'], resourceNames: [DRIVER_NAME], verbs: ['arbitrary-node:patch'] }],
     });
-    await admin.create(resourceTypes.clusterRoleBinding, {
+    await createRoleBinding(admin, {
       metadata: { name: 'claim-status-any-node' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'claim-status-any-node' },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: DRIVER_USER }],
@@ -274,7 +274,7 @@ describe('a pass that cannot start', () => {
       { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: nadVerbs },
     ];
     await admin.create(resourceTypes.clusterRole, { metadata: { name: user }, rules: rules(['get']) });
-    await admin.create(resourceTypes.clusterRoleBinding, {
+    await createRoleBinding(admin, {
       metadata: { name: user },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, type Pod, type ResourceType, contentTypes, podSchema, readPod, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, createNamespace, createRoleBinding, startControlPlane } from '@sriov-dra/k8s/testing';
 import { type NetworkStatus, serializeNetworkStatuses, writeNetworkStatus } from '../../src/network-status.ts';
 
 const NS = 'status';
@@ -50,9 +50,7 @@ beforeAll(async () => {
       { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
     ],
   });
-  await admin.create(resourceTypes.clusterRoleBinding, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
+  await createRoleBinding(admin, {
     metadata: { name: USER },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: USER },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],

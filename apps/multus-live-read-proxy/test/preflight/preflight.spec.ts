@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, createRoleBinding, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import type { PreflightCheck } from '../../src/preflight/checks.ts';
 import { runPreflight } from '../../src/preflight/preflight.ts';
 
@@ -88,9 +88,7 @@ beforeAll(async () => {
       { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['list'] },
     ],
   });
-  await cp.adminClient.create(resourceTypes.clusterRoleBinding, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
+  await createRoleBinding(cp.adminClient, {
     metadata: { name: 'multus-live-read-proxy' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'multus-live-read-proxy' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'multus-node' }],

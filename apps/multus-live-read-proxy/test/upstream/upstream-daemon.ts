@@ -5,7 +5,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
-import { multusBinaries, waitFor } from '@sriov-dra/k8s/testing';
+import { createRoleBinding, multusBinaries, waitFor } from '@sriov-dra/k8s/testing';
 import { socketRequest } from '../server/socket-http.ts';
 import type { NodeFixture } from '../pipeline/node-fixture.ts';
 
@@ -49,9 +49,7 @@ export async function grantUpstreamMultus(admin: KubeClient): Promise<string> {
       { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
     ],
   });
-  await admin.create(resourceTypes.clusterRoleBinding, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
+  await createRoleBinding(admin, {
     metadata: { name: 'multus' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'multus' },
     subjects: [{ kind: 'ServiceAccount', name: 'multus', namespace: 'kube-system' }],

@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import {
+  type ControlPlane,
+  type RoleBindingBody,
+  createNamespace,
+  createRoleBinding,
+  deleteRoleBinding,
+  installCrds,
+  startControlPlane,
+} from '@sriov-dra/k8s/testing';
 import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
 import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
@@ -22,19 +30,11 @@ let policyUID: string;
 
 const rule = (apiGroups: string[], resources: string[], verbs: string[]) => ({ apiGroups, resources, verbs });
 
-async function bindAttributeWrites(bound: boolean): Promise<void> {
-  if (bound) {
-    await admin.create(resourceTypes.clusterRoleBinding, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'op-attributes-write' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op-attributes-write' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
-    });
-  } else {
-    await admin.delete(resourceTypes.clusterRoleBinding, { name: 'op-attributes-write' });
-  }
-}
+const ATTRIBUTE_WRITES: RoleBindingBody = {
+  metadata: { name: 'op-attributes-write' },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op-attributes-write' },
+  subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
+};
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -61,9 +61,7 @@ beforeAll(async () => {
     metadata: { name: 'op-attributes-write' },
     rules: [rule(['sriovnetwork.k8snetworkplumbingwg.io'], ['deviceattributes'], ['create', 'patch', 'delete'])],
   });
-  await admin.create(resourceTypes.clusterRoleBinding, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
+  await createRoleBinding(admin, {
     metadata: { name: 'op-base' },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'op-base' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
@@ -103,20 +101,6 @@ async function draReady(): Promise<Condition | undefined> {
   return policy.status?.conditions?.find((condition) => condition.type === 'DRAConfigurationReady');
 }
 
-/** Whether the authorizer already lets the operator delete DeviceAttributes (RBAC changes arrive through its informer). */
-async function mayDeleteAttributes(): Promise<boolean> {
-  const review = (await options.client.request({
-    method: 'POST',
-    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    body: {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: { resourceAttributes: { group: 'sriovnetwork.k8snetworkplumbingwg.io', resource: 'deviceattributes', verb: 'delete', namespace: OPERATOR_NS } },
-    },
-  })) as { status?: { allowed?: boolean } };
-  return review.status?.allowed === true;
-}
-
 const attributesExist = (): Promise<boolean> =>
   admin.get(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: `dra-policy-${policyUID}-attrs` }).then(
     () => true,
@@ -134,16 +118,14 @@ describe('node-policy reconciliation under refused writes', () => {
     });
     expect(await attributesExist()).toBe(false);
 
-    await bindAttributeWrites(true);
-    // RBAC bindings reach the authorizer through its informer: retry as the work queue would.
-    await waitFor('the write allowed and applied', async () => (await reconcileNodePolicies(options)).failures.length === 0, { timeoutMs: 15_000 });
+    await createRoleBinding(admin, ATTRIBUTE_WRITES);
+    expect((await reconcileNodePolicies(options)).failures).toEqual([]);
     expect(await draReady()).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
     expect(await attributesExist()).toBe(true);
   }, 60_000);
 
   it('keeps an invalidated policy not ready while its stale attributes cannot be deleted, and deletes them once allowed', async () => {
-    await bindAttributeWrites(false);
-    await waitFor('the delete permission revoked', async () => !(await mayDeleteAttributes()), { timeoutMs: 15_000 });
+    await deleteRoleBinding(admin, ATTRIBUTE_WRITES);
     await admin.patch(
       resourceTypes.networkAttachmentDefinition,
       { namespace: 'ai-workloads', name: 'rail-a-net' },
@@ -154,8 +136,8 @@ describe('node-policy reconciliation under refused writes', () => {
     expect(await draReady()).toMatchObject({ status: 'False', reason: 'SourceNADNotReady' });
     expect(await attributesExist()).toBe(true);
 
-    await bindAttributeWrites(true);
-    await waitFor('the stale attributes deleted', async () => (await reconcileNodePolicies(options)).failures.length === 0, { timeoutMs: 15_000 });
+    await createRoleBinding(admin, ATTRIBUTE_WRITES);
+    expect((await reconcileNodePolicies(options)).failures).toEqual([]);
     expect(await attributesExist()).toBe(false);
     expect(await draReady()).toMatchObject({ status: 'False', reason: 'SourceNADNotReady' });
   }, 60_000);

@@ -8,6 +8,7 @@ export * from './namespaces.ts';
 export { freePort, isProcessAlive, terminateChild, waitFor } from './processes.ts';
 export * from './ready-node.ts';
 export * from './rendered-workload.ts';
+export * from './role-binding.ts';
 export * from './tcp-proxy.ts';
 export { leaveStaleSocket } from './stale-socket.ts';
 export * from './stored-object.ts';

@@ -2,6 +2,7 @@ import type { KubeClient } from '../client.ts';
 import { type ResourceType, resourceTypes } from '../resources.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import type { ControlPlane } from './control-plane.ts';
+import { type RoleBindingBody, awaitRoleBinding } from './role-binding.ts';
 
 /** The kinds the charts render, by kind, for creating what Helm rendered as it is. */
 const RENDERED_KINDS: Readonly<Record<string, ResourceType>> = {
@@ -18,14 +19,21 @@ const RENDERED_KINDS: Readonly<Record<string, ResourceType>> = {
   ValidatingWebhookConfiguration: resourceTypes.validatingWebhookConfiguration,
 };
 
-/** Creates rendered objects as they are, each namespaced one in its own namespace or else `namespace`. */
+/**
+ * Creates rendered objects as they are, each namespaced one in its own namespace or else `namespace`, and
+ * resolves once the API server authorizes the subjects of every binding among them.
+ */
 export async function createRendered(client: KubeClient, objects: readonly Record<string, unknown>[], namespace: string): Promise<void> {
+  const bindings: RoleBindingBody[] = [];
   for (const object of objects) {
     const type = RENDERED_KINDS[String(object['kind'])];
     if (type === undefined) throw new Error(`a rendered ${String(object['kind'])}: not a kind the charts render`);
     const own = (object['metadata'] as { namespace?: string } | undefined)?.namespace;
-    await client.create(type, object, type.namespaced ? { namespace: own ?? namespace } : {});
+    const created = await client.create(type, object, type.namespaced ? { namespace: own ?? namespace } : {});
+    if (type.kind === 'ClusterRoleBinding' || type.kind === 'RoleBinding') bindings.push(created as unknown as RoleBindingBody);
   }
+  // A binding may precede its role in the rendered order: all are created before any is awaited.
+  for (const binding of bindings) await awaitRoleBinding(client, binding);
 }
 
 export interface RenderedContainer {

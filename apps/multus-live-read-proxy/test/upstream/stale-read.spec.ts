@@ -124,9 +124,13 @@ async function networkStatusInterfaces(pod: KubeObject): Promise<string[]> {
   return (JSON.parse(live.metadata.annotations?.[annotations.networkStatus] ?? '[]') as { interface: string }[]).map((status) => status.interface);
 }
 
-/** How the shim's run ended; a failed ADD's CNI error (on stdout) comes with it, for the failure's message. */
-function outcome(run: ShimRun): { code: number | null; stderr: string; error?: string } {
-  return run.code === 0 ? { code: run.code, stderr: run.stderr } : { code: run.code, stderr: run.stderr, error: run.stdout };
+/**
+ * How the shim's run ended. A failed ADD's CNI error (on stdout) and, given `log`, the daemon's last log
+ * lines come with it, for the failure's message.
+ */
+function outcome(run: ShimRun, log?: () => string): { code: number | null; stderr: string; error?: string; log?: string } {
+  if (run.code === 0) return { code: run.code, stderr: run.stderr };
+  return { code: run.code, stderr: run.stderr, error: run.stdout, ...(log === undefined ? {} : { log: log() }) };
 }
 
 function resultIps(run: ShimRun): string[] {
@@ -194,7 +198,7 @@ describe('a Pod bound after the daemon cached it, ADDed at once (§17.3)', () =>
     try {
       const { run, addMs, requests } = await bindThenAdd(who, '0000:03:00.1', upstreamNetnsPath(sandbox.name));
       figures['upstream'] = { addMs, requests: requests.map(line) };
-      expect(outcome(run)).toEqual({ code: 0, stderr: '' });
+      expect(outcome(run, upstream?.logTail)).toEqual({ code: 0, stderr: '' });
       expect(resultIps(run)).toEqual(['10.244.7.2/24']);
       expect(sandbox.links()).toEqual(['eth0 10.244.7.2']);
       expect(await sriovCallsFor(who.pod)).toEqual([]);

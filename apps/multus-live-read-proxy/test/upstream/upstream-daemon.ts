@@ -31,6 +31,8 @@ export interface UpstreamDaemon {
   /** Where the daemon's delegate cache lives (cniDir). */
   readonly cniDir: string;
   readonly logFile: string;
+  /** The last lines of its output and log, for a failure's message. */
+  logTail(): string;
   stop(): Promise<void>;
 }
 
@@ -152,15 +154,16 @@ export async function startUpstreamDaemon(options: {
     await exited;
     clearTimeout(timer);
   };
+  const logTail = (): string => [join(dir, 'multus-daemon.out'), logFile].map(tail).join('\n');
   try {
     await waitFor('upstream multus-daemon /healthz', async () => (await socketRequest(join(socketDir, 'multus.sock'), 'GET', '/healthz')).status === 200, {
       timeoutMs: 60_000,
       alive: () => child.exitCode === null && child.signalCode === null,
-      describe: () => [join(dir, 'multus-daemon.out'), logFile].map(tail).join('\n'),
+      describe: logTail,
     });
   } catch (error) {
     await stop();
     throw error;
   }
-  return { socketDir, cniDir, logFile, stop };
+  return { socketDir, cniDir, logFile, logTail, stop };
 }

@@ -1,7 +1,7 @@
 // `node-policy-operator validate` as a child process on manifest files: the shared admission cases (the
 // ones the API server judges in test/webhook) one per file, as one multi-document stream and as JSON,
 // get the same verdicts; exit statuses 0, 1 and 2; YAML read as kubectl reads it.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,10 @@ import { stringify } from 'yaml';
 import { ADMISSION_CASES, type AdmissionCase, OPERATOR_NAMESPACE } from '../admission/admission-cases.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+// Each test starts the operator's command from its TypeScript sources, one Node.js process or more: a
+// start takes a second on an idle machine and several when the suites run side by side.
+jest.setTimeout(30_000);
 
 let dir: string;
 

@@ -32,7 +32,7 @@ export interface UpstreamDaemon {
   readonly cniDir: string;
   readonly logFile: string;
   /** The last lines of its output and log, for a failure's message. */
-  logTail(): string;
+  readonly logTail: () => string;
   stop(): Promise<void>;
 }
 

@@ -2,15 +2,15 @@ import type { KubeClient } from '../client.ts';
 import { type ResourceType, resourceTypes } from '../resources.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import type { ControlPlane } from './control-plane.ts';
-import { type RoleBindingBody, awaitRoleBinding } from './role-binding.ts';
+import { ROLE, ROLE_BINDING, type RoleBindingBody, awaitRoleBinding } from './role-binding.ts';
 
 /** The kinds the charts render, by kind, for creating what Helm rendered as it is. */
 const RENDERED_KINDS: Readonly<Record<string, ResourceType>> = {
   ServiceAccount: resourceTypes.serviceAccount,
   ClusterRole: resourceTypes.clusterRole,
   ClusterRoleBinding: resourceTypes.clusterRoleBinding,
-  Role: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true },
-  RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  Role: ROLE,
+  RoleBinding: ROLE_BINDING,
   ConfigMap: { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true },
   Secret: { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true },
   Service: { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true },

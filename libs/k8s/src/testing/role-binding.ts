@@ -2,8 +2,15 @@ import type { KubeClient, KubeObject } from '../client.ts';
 import { type ResourceType, resourceTypes } from '../resources.ts';
 import { waitFor } from './processes.ts';
 
-const ROLE: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true };
-const ROLE_BINDING: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true };
+/** Namespaced RBAC kinds, which the client's resource table leaves out (no component reads them). */
+export const ROLE: ResourceType = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true };
+export const ROLE_BINDING: ResourceType = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  resource: 'rolebindings',
+  kind: 'RoleBinding',
+  namespaced: true,
+};
 
 export interface RoleBindingSubject {
   readonly kind: 'User' | 'Group' | 'ServiceAccount';

@@ -54,10 +54,12 @@ describe('validateNodePolicyDra boundaries', () => {
   const many = (count: number) => Object.fromEntries(Array.from({ length: count }, (_unused, index) => [`example.com/a${index}`, { int: index }]));
 
   it.each([
-    ['32 custom attributes', many(32), 'ok'],
+    // The generated DeviceAttributes adds resourceName, and turns the reference pair into the NAD pair.
+    ['31 custom attributes', many(31), 'ok'],
+    ['32 custom attributes', many(32), 'InvalidDRAAttribute'],
     ['33 custom attributes', many(33), 'InvalidDRAAttribute'],
-    ['31 custom attributes and the reference pair', { ...many(31), [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'ns' } }, 'InvalidDRAAttribute'],
-    ['30 custom attributes and the reference pair', { ...many(30), [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'ns' } }, 'ok'],
+    ['29 custom attributes and the reference pair', { ...many(29), [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'ns' } }, 'ok'],
+    ['30 custom attributes and the reference pair', { ...many(30), [NAME]: { string: 'n' }, [NAMESPACE]: { string: 'ns' } }, 'InvalidDRAAttribute'],
     ['a 63-character domain', { [`${'a'.repeat(63)}/x`]: { int: 1 } }, 'ok'],
     ['a 64-character domain', { [`${'a'.repeat(64)}/x`]: { int: 1 } }, 'InvalidDRAAttribute'],
     ['a 32-character identifier', { [`example.com/${'x'.repeat(32)}`]: { int: 1 } }, 'ok'],
@@ -149,9 +151,35 @@ describe('validateNodePolicyDra rejections', () => {
       'InvalidDRAAttribute',
       '33 attributes exceed the limit of 32',
     ],
+    [
+      '32 custom attributes',
+      Object.fromEntries(Array.from({ length: 32 }, (_unused, index) => [`example.com/a${index}`, { int: index }])),
+      'InvalidDRAAttribute',
+      '32 custom attributes, the generated k8s.cni.cncf.io/resourceName make 33 attributes, over the per-device limit of 32',
+    ],
+    [
+      '30 custom attributes and the reference pair',
+      {
+        ...Object.fromEntries(Array.from({ length: 30 }, (_unused, index) => [`example.com/a${index}`, { int: index }])),
+        [NAME]: { string: 'n' },
+        [NAMESPACE]: { string: 'ns' },
+      },
+      'InvalidDRAAttribute',
+      '30 custom attributes, the generated k8s.cni.cncf.io/resourceName and the sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName/' +
+        'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace pair the SriovNetwork reference becomes make 33 attributes, over the per-device limit of 32',
+    ],
   ])('says what is wrong with %s and names the policy', (_case, attributes, code, detail) => {
     const result = validateNodePolicyDra({ attributes }, policy);
     expect(result.ok ? result.value : [result.error.code, result.error.detail, result.error.object]).toEqual([code, detail, policy]);
+  });
+
+  it('says how many attributes to remove to fit the generated object', () => {
+    const result = validateNodePolicyDra({
+      attributes: Object.fromEntries(Array.from({ length: 32 }, (_unused, index) => [`example.com/a${index}`, { int: index }])),
+    });
+    expect(result.ok ? result.value : result.error.remedy).toBe(
+      'remove 1 attribute(s): spec.dra.attributes fits at most 31 entries, the two SriovNetwork reference keys included',
+    );
   });
 
   it('names the spec.dra field of a SriovNetworkNodePolicy when no object is given', () => {

@@ -7,7 +7,11 @@ import { messageValue } from './message-value.ts';
 import { objectRecordSchema } from './object-record.ts';
 import { describeFirstIssue } from './schema-issues.ts';
 
-/** Input bound on spec.dra.attributes; the real budget is checked against the merged device (§12.2.2). */
+/**
+ * Input bound on spec.dra.attributes (§12.2.2), the CRD's maxProperties. Fewer fit: the operator's generated
+ * DeviceAttributes must stay within the per-device budget (generatedAttributeCount), and the driver checks
+ * the merged device, discovery included, before publication.
+ */
 export const MAX_NODE_POLICY_DRA_ATTRIBUTES = 32;
 
 /**
@@ -99,5 +103,36 @@ export function validateNodePolicyDra(
   // Every key here is fully qualified, so none can be "__proto__".
   const customAttributes: Record<string, DraScalarValue> = {};
   for (const [key, member] of attributes) if (!referenceKeys.has(key)) customAttributes[key] = member;
-  return ok({ customAttributes, sriovNetwork: sriovNetwork.value });
+  return withinGeneratedBudget({ customAttributes, sriovNetwork: sriovNetwork.value }, object);
+}
+
+/**
+ * How many attributes the operator's DeviceAttributes for this spec.dra holds (§12.2.3): the custom
+ * attributes, the compatibility resourceName it always generates and, for a SriovNetwork reference, the NAD
+ * pair the reference becomes once resolved. Counted for an unresolved reference too, so that a policy valid
+ * today does not break when its SriovNetwork becomes ready.
+ */
+function generatedAttributeCount(dra: ValidatedNodePolicyDra): number {
+  const nadPair = dra.sriovNetwork === null ? 0 : 2;
+  return Object.keys(dra.customAttributes).length + 1 + nadPair;
+}
+
+/**
+ * The generated object is written to the API server, which refuses a DeviceAttributes (and would refuse a
+ * device in a ResourceSlice) over the per-device budget: a spec.dra that cannot fit is invalid here, where
+ * admission, the validate command and reconciliation all see it, rather than a write failing on every retry.
+ */
+function withinGeneratedBudget(dra: ValidatedNodePolicyDra, object: ObjectRef): Result<ValidatedNodePolicyDra> {
+  const generated = generatedAttributeCount(dra);
+  const limit = draLimits.attributesAndCapacitiesPerDevice;
+  if (generated <= limit) return ok(dra);
+  const custom = Object.keys(dra.customAttributes).length;
+  const added =
+    dra.sriovNetwork === null
+      ? `the generated ${attributeKeys.resourceName}`
+      : `the generated ${attributeKeys.resourceName} and the ${attributeKeys.netAttachDefName}/${attributeKeys.netAttachDefNamespace} pair the SriovNetwork reference becomes`;
+  return fail('InvalidDRAAttribute', `${custom} custom attributes, ${added} make ${generated} attributes, over the per-device limit of ${limit}`, {
+    object,
+    remedy: `remove ${generated - limit} attribute(s): spec.dra.attributes fits at most ${limit - 1} entries, the two SriovNetwork reference keys included`,
+  });
 }

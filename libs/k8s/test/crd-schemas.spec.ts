@@ -116,6 +116,8 @@ describe('SriovNetworkNodePolicy', () => {
       [attrsPath],
       'must have at most 32 items',
     ],
+    // The generated DeviceAttributes adds resourceName: 32 custom attributes would make 33.
+    ['32 attributes', Object.fromEntries(Array.from({ length: 32 }, (_unused, i) => [`example.com/a${i}`, { int: i }])), [attrsPath], 'at most 31 attributes'],
     ['an unqualified key', { rail: { string: 'a' } }, [attrsPath], 'attribute names must be'],
     ['a 64-character domain', { [`${'d'.repeat(60)}.com/a`]: { bool: true } }, [attrsPath], 'attribute names must be'],
     ['a 33-character identifier', { [`example.com/${'i'.repeat(33)}`]: { bool: true } }, [attrsPath], 'attribute names must be'],

@@ -84,6 +84,13 @@ describe('admitNodePolicy: the field of a spec.dra finding', () => {
       'InvalidDRAAttribute',
       'spec.dra.attributes',
     ],
+    // With the resourceName the operator generates, 32 custom attributes make a DeviceAttributes of 33.
+    [
+      'more attributes than the generated object fits',
+      { attributes: Object.fromEntries(Array.from({ length: 32 }, (_u, i) => [`example.com/a${i}`, { int: i }])) },
+      'InvalidDRAAttribute',
+      'spec.dra.attributes',
+    ],
     ['an unknown member of spec.dra', { attributes: { tier: { int: 1 } }, labels: {} }, 'InvalidDRAAttribute', 'spec.dra'],
     ['attributes that are no map', { attributes: [] }, 'InvalidDRAAttribute', 'spec.dra'],
     ['a spec.dra that is no object', 'yes', 'InvalidDRAAttribute', 'spec.dra'],

@@ -184,6 +184,13 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     refused('ReservedDRAAttribute', at('sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace'), 'schema', MAP),
   ),
   withAttributes('33 attributes', many(33), refused('InvalidDRAAttribute', MAP, 'schema')),
+  // The generated DeviceAttributes adds resourceName and turns the reference into the NAD pair: 31 entries fill the budget of 32.
+  withAttributes('32 attributes', many(32), refused('InvalidDRAAttribute', MAP, 'schema')),
+  withAttributes(
+    '30 attributes and a SriovNetwork reference',
+    { ...many(30), [NAME_KEY]: { string: 'rail-a-net' }, [NAMESPACE_KEY]: { string: TENANT_NAMESPACE } },
+    refused('InvalidDRAAttribute', MAP, 'schema'),
+  ),
   policy('an unknown member of spec.dra', { labels: {} }, refused('InvalidDRAAttribute', 'spec.dra', 'field-validation', 'spec.dra.labels')),
   policy('the default policy with spec.dra attributes', { attributes: { [X]: { int: 1 } } }, byWebhook('DRABlockOnDefaultPolicy', 'spec.dra'), {
     name: 'default',
@@ -200,7 +207,12 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
   withAttributes('a string of 32 two-byte characters (64 bytes)', { [X]: { string: '\u00e9'.repeat(32) } }, allowed),
   withAttributes('a version with pre-release and build metadata', { [X]: { version: '22.31.1014-rc.1+build.5' } }, allowed),
   withAttributes('a key of 63 + 32 characters', { [`${'a'.repeat(63)}/${'x'.repeat(32)}`]: { int: 1 } }, allowed),
-  withAttributes('32 attributes', many(32), allowed),
+  withAttributes('31 attributes', many(31), allowed),
+  withAttributes(
+    '29 attributes and a SriovNetwork reference',
+    { ...many(29), [NAME_KEY]: { string: 'rail-a-net' }, [NAMESPACE_KEY]: { string: TENANT_NAMESPACE } },
+    allowed,
+  ),
   withAttributes(
     'a reference to a SriovNetwork that does not exist',
     { [NAME_KEY]: { string: 'not-created-yet' }, [NAMESPACE_KEY]: { string: 'no-such-namespace' } },

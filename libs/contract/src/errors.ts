@@ -92,6 +92,10 @@ const catalog = {
     summary: 'the default bootstrap SriovNetworkNodePolicy cannot carry spec.dra',
     remedy: 'move the DRA attributes to a dedicated SriovNetworkNodePolicy',
   },
+  CustomResourceSchemaViolation: {
+    summary: 'a SriovNetworkNodePolicy or SriovNetwork does not match the schema its installed CRD gives it (type, enum, limit, required or unknown field)',
+    remedy: 'fix the field named above as `kubectl explain` describes it; the API server refuses the object as it is',
+  },
   AttributeBudgetExceeded: {
     summary: 'a device would publish more attributes and capacities than DRA allows (32)',
     remedy: 'remove custom attributes from the policy; no attribute is silently dropped',

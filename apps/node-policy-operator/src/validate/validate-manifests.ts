@@ -2,6 +2,7 @@ import type { AdmissionFinding } from '../admission/admission-finding.ts';
 import { SRIOV_NETWORK_API_VERSION, admissionObjectSchema, inNamespace, isAdmittedKind } from '../admission/admission-object.ts';
 import { admitObject } from '../admission/admit-object.ts';
 import type { ManifestDocument, ManifestInputError } from './read-manifests.ts';
+import { asAdmitted, schemaFindings } from './schema-findings.ts';
 
 export interface ValidateOptions {
   readonly operatorNamespace: string;
@@ -26,8 +27,10 @@ export interface ValidationReport {
 }
 
 /**
- * Runs the admission core on every SriovNetworkNodePolicy and SriovNetwork among the documents (items of
- * a List included); other kinds and kind-less documents (Helm values, say) are not this command's to judge.
+ * Judges every SriovNetworkNodePolicy and SriovNetwork among the documents (items of a List included) as
+ * the API server with the chart installed does: first against its CRD's schema, then, when that passes, by
+ * the admission core (the webhook is asked only about objects the schema admits). Other kinds and
+ * kind-less documents (Helm values, say) are not this command's to judge.
  */
 export function validateManifests(documents: readonly ManifestDocument[], options: ValidateOptions): ValidationReport {
   const findings: ManifestFinding[] = [];
@@ -55,7 +58,8 @@ export function validateManifests(documents: readonly ManifestDocument[], option
     checked += 1;
     const object = inNamespace(parsed.data, options.namespace);
     const identity = { file, kind, namespace: String(object.metadata.namespace), name: nameOf(object.metadata) };
-    for (const finding of admitObject(kind, object, options)) findings.push({ ...identity, ...finding });
+    const refused = schemaFindings(kind, object);
+    for (const finding of refused.length > 0 ? refused : admitObject(kind, asAdmitted(kind, object), options)) findings.push({ ...identity, ...finding });
   };
   for (const document of documents) visit(document.file, `document ${document.index}`, document.value);
   return { findings, errors, checked };

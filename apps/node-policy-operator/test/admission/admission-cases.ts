@@ -86,6 +86,12 @@ function policy(title: string, dra: unknown, verdict: Verdict, where: { name?: s
   };
 }
 
+/** A policy without spec.dra whose spec differs from a valid one by `fields`. */
+function policySpec(title: string, fields: Record<string, unknown>, verdict: Verdict): AdmissionCase {
+  const entry = policy(title, undefined, verdict);
+  return { ...entry, object: { ...entry.object, spec: { ...entry.object.spec, ...fields } } };
+}
+
 function withAttributes(title: string, attributes: Record<string, unknown>, verdict: Verdict): AdmissionCase {
   return policy(title, { attributes }, verdict);
 }
@@ -103,21 +109,17 @@ const many = (count: number): Record<string, unknown> =>
   Object.fromEntries(Array.from({ length: count }, (_unused, index) => [`example.com/a${index}`, { int: index }]));
 
 const X = 'example.com/x';
+/** The validate command's code for what the CRD schema refuses outside spec.dra. */
+const SCHEMA = 'CustomResourceSchemaViolation';
 
 export const ADMISSION_CASES: readonly AdmissionCase[] = [
   // Invalid spec.dra inputs of §17.4.
   withAttributes('a value with two members', { [X]: { int: 1, bool: true } }, refused('InvalidDRAAttribute', at(X), 'schema', celAt(X))),
   withAttributes('a value with no member', { [X]: {} }, refused('InvalidDRAAttribute', at(X), 'schema', celAt(X))),
-  withAttributes(
-    'an unsupported list value (strings)',
-    { [X]: { strings: ['a'] } },
-    refused('InvalidDRAAttribute', at(X), 'field-validation', schemaAt(X, 'strings')),
-  ),
-  withAttributes(
-    'a list value beside a scalar one',
-    { [X]: { string: 'a', strings: ['a'] } },
-    refused('InvalidDRAAttribute', at(X), 'field-validation', schemaAt(X, 'strings')),
-  ),
+  // Unknown members of spec.dra and of its values are kept, not pruned, whatever the client's field
+  // validation: the schema's rules see only the known members, the webhook refuses the rest.
+  withAttributes('an unsupported list value (strings)', { [X]: { strings: ['a'] } }, refused('InvalidDRAAttribute', at(X), 'schema', celAt(X))),
+  withAttributes('a list value beside a scalar one', { [X]: { string: 'a', strings: ['a'] } }, byWebhook('InvalidDRAAttribute', at(X))),
   withAttributes('an unqualified key', { tier: { int: 1 } }, refused('InvalidDRAAttribute', at('tier'), 'schema', MAP)),
   withAttributes(
     'a "__proto__" key',
@@ -191,12 +193,19 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     { ...many(30), [NAME_KEY]: { string: 'rail-a-net' }, [NAMESPACE_KEY]: { string: TENANT_NAMESPACE } },
     refused('InvalidDRAAttribute', MAP, 'schema'),
   ),
-  policy('an unknown member of spec.dra', { labels: {} }, refused('InvalidDRAAttribute', 'spec.dra', 'field-validation', 'spec.dra.labels')),
+  policy('an unknown member of spec.dra', { labels: {} }, byWebhook('InvalidDRAAttribute', 'spec.dra')),
+  policy('a misspelt attributes member', { atributes: { [X]: { int: 1 } } }, byWebhook('InvalidDRAAttribute', 'spec.dra')),
   policy('the default policy with spec.dra attributes', { attributes: { [X]: { int: 1 } } }, byWebhook('DRABlockOnDefaultPolicy', 'spec.dra'), {
     name: 'default',
     namespace: OPERATOR_NAMESPACE,
   }),
   policy('the default policy with an empty spec.dra', {}, byWebhook('DRABlockOnDefaultPolicy', 'spec.dra'), { name: 'default', namespace: OPERATOR_NAMESPACE }),
+
+  // The rest of the policy: its CRD schema, which the validate command applies as well.
+  policySpec('numVfs as a string', { numVfs: '16' }, refused(SCHEMA, 'spec.numVfs', 'schema')),
+  policySpec('priority 100', { priority: 100 }, refused(SCHEMA, 'spec.priority', 'schema')),
+  policySpec('a resourceName with a dot', { resourceName: 'sriov.vfs' }, refused(SCHEMA, 'spec.resourceName', 'schema')),
+  policySpec('a misspelt spec field', { numVf: 4 }, refused(SCHEMA, 'spec.numVf', 'field-validation')),
 
   // Valid inputs: zero and false are values, and a reference need not resolve at admission.
   policy('no spec.dra', undefined, allowed),
@@ -235,7 +244,8 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     { metaPlugins: '{"type":"tuning"},' },
     byWebhook('MalformedSriovNetworkJson', 'spec.metaPlugins'),
   ),
-  network('a SriovNetwork with vlan 4095', TENANT_NAMESPACE, { vlan: 4095 }, refused('InvalidSriovNetwork', 'spec.vlan', 'schema')),
+  network('a SriovNetwork with vlan 4095', TENANT_NAMESPACE, { vlan: 4095 }, refused(SCHEMA, 'spec.vlan', 'schema')),
+  network('a SriovNetwork with vlan as a string', TENANT_NAMESPACE, { vlan: '10' }, refused(SCHEMA, 'spec.vlan', 'schema')),
   network(
     'a SriovNetwork with ipam and metaPlugins',
     TENANT_NAMESPACE,

@@ -104,6 +104,7 @@ describe('node-policy-operator validate: the shared admission cases', () => {
 });
 
 describe('node-policy-operator validate: reading manifests as kubectl does', () => {
+  const validPolicySpec = { resourceName: 'rail_a', nodeSelector: {}, numVfs: 0, nicSelector: { pfNames: ['ens1f0'] } };
   const network = (spoofChk: string) => `apiVersion: sriovnetwork.openshift.io/v1
 kind: SriovNetwork
 metadata:
@@ -118,14 +119,21 @@ spec:
     const unquoted = write(join(dir, 'spoofchk-unquoted.yaml'), network('on'));
     const run = await validate('-f', unquoted);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(new RegExp(`^${unquoted}: SriovNetwork team-a/rail-a: spec\\.spoofChk: InvalidSriovNetwork: `));
+    expect(run.stdout).toMatch(
+      new RegExp(`^${unquoted}: SriovNetwork team-a/rail-a: spec\\.spoofChk: CustomResourceSchemaViolation: must be of type string, not boolean `),
+    );
     await expect(validate('-f', write(join(dir, 'spoofchk-quoted.yaml'), network('"on"')))).resolves.toMatchObject({ code: 0, stdout: '' });
   });
 
   it('places objects without a namespace in -n, where the default-policy rule applies to them', async () => {
     const file = write(
       join(dir, 'default-policy.yaml'),
-      yaml({ apiVersion: 'sriovnetwork.openshift.io/v1', kind: 'SriovNetworkNodePolicy', metadata: { name: 'default' }, spec: { numVfs: 0, dra: {} } }),
+      yaml({
+        apiVersion: 'sriovnetwork.openshift.io/v1',
+        kind: 'SriovNetworkNodePolicy',
+        metadata: { name: 'default' },
+        spec: { ...validPolicySpec, dra: {} },
+      }),
     );
     await expect(validate('-f', file)).resolves.toMatchObject({ code: 0 });
     const inOperatorNamespace = await validate('-f', file, '-n', OPERATOR_NAMESPACE);

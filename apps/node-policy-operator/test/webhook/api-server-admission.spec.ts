@@ -11,6 +11,7 @@ import pino from 'pino';
 import { expectedError, expectsValid, loadFixtures } from '@sriov-dra/contract/fixtures';
 import { type KubeClient, type KubeObject, contentTypes, isApiError, resourcePath, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, LocalPki, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import { validateManifests } from '../../src/validate/validate-manifests.ts';
 import { type WebhookServer, WEBHOOK_PATHS, startWebhookServer } from '../../src/webhook/webhook-server.ts';
 import { ADMISSION_CASES, API_VERSION, type AdmissionCase, type Layer, OPERATOR_NAMESPACE, TENANT_NAMESPACE } from '../admission/admission-cases.ts';
 
@@ -200,8 +201,123 @@ describe('admission through the API server, chart CRDs', () => {
   });
 });
 
+describe('admission through the API server, from a client that asks for no field validation', () => {
+  // Without fieldValidation=Strict the API server prunes unknown fields silently; the CRD keeps those of
+  // spec.dra, so the webhook sees and refuses them (§12.2.2) instead of a typo being applied as absent.
+  it.each([
+    ['a misspelt attributes member', { atributes: { 'example.com/x': { int: 1 } } }, 'spec.dra'],
+    ['a list value beside a scalar one', { attributes: { 'example.com/x': { string: 'a', strings: ['a'] } } }, 'spec.dra.attributes["example.com/x"]'],
+  ])('refuses %s rather than storing it pruned', async (_label, dra, field) => {
+    const { object } = caseOf('no spec.dra');
+    const body = { ...object, metadata: { name: 'lenient-client', namespace: TENANT_NAMESPACE }, spec: { ...object.spec, dra } };
+    const type = resourceTypes.sriovNetworkNodePolicy;
+    const created = client.request({ method: 'POST', path: resourcePath(type, { namespace: TENANT_NAMESPACE }), body });
+    await expect(created).rejects.toMatchObject({
+      status: 422,
+      apiStatus: { message: expect.stringContaining(`: ${field}: InvalidDRAAttribute: `), details: { causes: [{ field }] } },
+    });
+    await expect(created).rejects.toMatchObject({ apiStatus: { message: expect.stringMatching(/^admission webhook "validate-sriovnetworknodepolicy\./) } });
+  });
+});
+
+describe('the validate command and the API server’s dry run agree', () => {
+  // Generated manifests: a valid policy and SriovNetwork with one field replaced by each of a set of values
+  // of every JSON type, in range and out of it, plus the shared cases. Each is judged by validateManifests
+  // and by a server-side dry run (kubectl's strict field validation, the webhook asked) on the same objects.
+  const VALUES: readonly unknown[] = ['16', 16, -1, 0, 100, 4095, 1.5, true, [], ['ens1f0'], {}, { a: 'b' }, 'x', 'sriov.vfs', 'netdevice', 'on', '', null];
+  const POLICY_FIELDS = [
+    'numVfs',
+    'priority',
+    'mtu',
+    'resourceName',
+    'deviceType',
+    'linkType',
+    'isRdma',
+    'eSwitchMode',
+    'nodeSelector',
+    'nicSelector',
+    'nicSelector.pfNames',
+    'nicSelector.vendor',
+    'bridge',
+    'numVf',
+    'dra',
+  ];
+  const NETWORK_FIELDS = [
+    'resourceName',
+    'networkNamespace',
+    'vlan',
+    'vlanQoS',
+    'vlanProto',
+    'spoofChk',
+    'logLevel',
+    'minTxRate',
+    'ipam',
+    'capabilities',
+    'vlans',
+  ];
+
+  function withField(object: AdmissionCase['object'], path: string, value: unknown, serial: number): AdmissionCase['object'] {
+    const spec = structuredClone(object.spec);
+    const names = path.split('.');
+    let parent: Record<string, unknown> = spec;
+    for (const name of names.slice(0, -1)) parent = parent[name] as Record<string, unknown>;
+    parent[names.at(-1) ?? ''] = value;
+    return { ...object, metadata: { ...object.metadata, name: `generated-${serial}` }, spec };
+  }
+
+  const generated: AdmissionCase['object'][] = [];
+  for (const [base, fields] of [
+    [caseOf('no spec.dra').object, POLICY_FIELDS],
+    [caseOf('a SriovNetwork with ipam and metaPlugins').object, NETWORK_FIELDS],
+  ] as const) {
+    for (const field of fields) for (const value of VALUES) generated.push(withField(base, field, value, generated.length));
+  }
+  const objects = [...ADMISSION_CASES.map((entry) => entry.object), ...generated];
+
+  it(`gives each of ${objects.length} objects the API server's verdict, naming the fields it names`, async () => {
+    const disagreements: unknown[] = [];
+    let refusedByBoth = 0;
+    for (const object of objects) {
+      const report = validateManifests([{ file: 'generated.yaml', index: 1, value: object }], {
+        operatorNamespace: OPERATOR_NAMESPACE,
+        namespace: TENANT_NAMESPACE,
+      });
+      const type = RESOURCES[object.kind];
+      const outcome = await client
+        .request({
+          method: 'POST',
+          path: resourcePath(type, { namespace: object.metadata.namespace }),
+          query: { dryRun: 'All', fieldValidation: 'Strict' },
+          body: object,
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            if (!isApiError(error) || error.status === 0) throw error;
+            return error.apiStatus?.message ?? '';
+          },
+        );
+      // Schema findings name fields as the API server does; spec.dra findings use the admission core's quoted keys.
+      const unnamed = report.findings
+        .filter((finding) => finding.code === 'CustomResourceSchemaViolation' && outcome !== undefined && !outcome.includes(finding.field))
+        .map((finding) => finding.field);
+      if ((outcome === undefined) !== (report.findings.length === 0) || unnamed.length > 0) {
+        disagreements.push({ spec: object.spec, validate: report.findings.map((finding) => finding.message), apiServer: outcome ?? 'stored' });
+      }
+      if (outcome !== undefined && report.findings.length > 0) refusedByBoth += 1;
+    }
+    expect(disagreements).toEqual([]);
+    // The generated set exercises both verdicts in earnest.
+    expect(refusedByBoth).toBeGreaterThan(objects.length / 3);
+    expect(refusedByBoth).toBeLessThan(objects.length);
+  }, 120_000);
+});
+
 describe('admission through the API server, spec.dra unchecked by the CRD schema', () => {
-  const policies = ADMISSION_CASES.filter((entry) => entry.object.kind === 'SriovNetworkNodePolicy');
+  // The cases about spec.dra; the rest of the policy is the schema's either way.
+  const policies = ADMISSION_CASES.filter(
+    (entry) => entry.object.kind === 'SriovNetworkNodePolicy' && (entry.verdict.allowed || entry.verdict.field.startsWith('spec.dra')),
+  );
 
   beforeAll(async () => {
     // The node policy CRD as a cluster would have it before the spec.dra extension's schema: anything goes.

@@ -98,6 +98,17 @@ describe('admitNodePolicy: the field of a spec.dra finding', () => {
     expect(located(dra)).toEqual([[code, field]]);
   });
 
+  // Keys the operator writes into the generated DeviceAttributes itself: a manual value would be overwritten or combined.
+  it.each([
+    'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName',
+    'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace',
+    'k8s.cni.cncf.io/resourceName',
+  ])('refuses the generated key %s as reserved, at its own field', (key) => {
+    expect(located({ attributes: { 'example.com/tier': { int: 1 }, [key]: { string: 'rail-a-net' } } })).toEqual([
+      ['ReservedDRAAttribute', `spec.dra.attributes[${JSON.stringify(key)}]`],
+    ]);
+  });
+
   it('refuses a "__proto__" key at its own field rather than losing it', () => {
     expect(located(JSON.parse('{"attributes":{"example.com/a":{"int":1},"__proto__":{"int":2}}}'))).toEqual([
       ['InvalidDRAAttribute', 'spec.dra.attributes["__proto__"]'],

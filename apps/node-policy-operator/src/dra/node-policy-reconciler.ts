@@ -6,11 +6,21 @@ import {
   draConfigurationReasons,
   jsonEqualIgnoringKeyOrder,
 } from '@sriov-dra/contract';
-import { type EventRecorder, type KubeClient, type KubeObject, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import {
+  type EventRecorder,
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+  contentTypes,
+  identityPreconditions,
+  isApiError,
+  resourceTypes,
+} from '@sriov-dra/k8s';
 import { type SourceNadOptions, renderSourceNad } from '../render/source-nad.ts';
 import { applyCondition } from '../status/apply-condition.ts';
 import { OPERATOR_FIELD_MANAGER } from '../network/sriov-network-reconciler.ts';
 import { type DraPlan, type PlanNode, type PolicyVerdict, planDraConfiguration, referenceKey, referencedSriovNetworks } from './dra-plan.ts';
+import { foreignFields } from './foreign-fields.ts';
 import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_POLICY_UID_LABEL } from './generated-labels.ts';
 import { RESOURCE_POOL_LABEL } from './legacy-pool.ts';
 import { type NodeInventory, readNodeInventory } from './node-inventory.ts';
@@ -109,8 +119,9 @@ const same = jsonEqualIgnoringKeyOrder;
  * one plan, then the writes in the order that never exposes a stale or partial mapping — ready per-policy
  * DeviceAttributes first, withheld ones deleted, then the per-node SriovResourcePolicies, then objects no
  * policy needs any more — and last DRAConfigurationReady, which says True only when every object the
- * policy depends on was written. Writes are server-side applies under the operator's field manager without
- * force: an object another manager holds is reported, not overwritten; an object of the right name this
+ * policy depends on was written. The operator is the sole owner of what it generates: writes are forced
+ * server-side applies under its field manager, and what another manager added is removed, so a hand edit
+ * never stays published (§12.2: users do not edit generated objects); an object of the right name this
  * operator did not generate is never adopted. A failed write fails only the policies depending on it.
  */
 export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions, signal?: AbortSignal): Promise<NodePolicyReconcileSummary> {
@@ -142,17 +153,20 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
   const apply = async (type: ResourceType, body: Record<string, unknown>, existing: KubeObject | undefined): Promise<void> => {
     const metadata = body['metadata'] as { name: string; namespace: string; labels: Record<string, string> };
     if (existing !== undefined && same(existing['spec'], body['spec']) && same(existing.metadata.labels, metadata.labels)) return;
+    const at = { namespace: metadata.namespace, name: metadata.name };
     try {
-      await client.patch(type, { namespace: metadata.namespace, name: metadata.name }, JSON.stringify(body), contentTypes.apply, {
-        fieldManager: OPERATOR_FIELD_MANAGER,
-        signal,
-      });
+      const written = await client.patch(type, at, JSON.stringify(body), contentTypes.apply, { fieldManager: OPERATOR_FIELD_MANAGER, force: true, signal });
       applied += 1;
+      const strays = foreignFields(written, body);
+      if (strays.length > 0) {
+        // Behind the preconditions a concurrent write makes this fail, and the next reconciliation recomputes it.
+        await client.patch(type, at, [...identityPreconditions(written.metadata), ...strays], contentTypes.jsonPatch, {
+          fieldManager: OPERATOR_FIELD_MANAGER,
+          signal,
+        });
+      }
     } catch (error) {
-      failed.set(
-        metadata.name,
-        isApiError(error, 'Conflict') ? `${metadata.name} is held by another field manager: ${error.message}` : `${metadata.name}: ${String(error)}`,
-      );
+      failed.set(metadata.name, `${metadata.name}: ${String(error)}`);
     }
   };
   const remove = async (type: ResourceType, object: KubeObject): Promise<void> => {

@@ -20,7 +20,10 @@ const RESOURCE_NAME = 'k8s.cni.cncf.io/resourceName';
 
 type Condition = { type: string; status: string; reason: string; message: string; observedGeneration: number };
 type Policy = KubeObject & { status?: { conditions?: Condition[] } };
-type Attributes = KubeObject & { spec: { attributes: Record<string, unknown> } };
+type Attributes = KubeObject & {
+  metadata: { managedFields?: { manager: string }[] };
+  spec: { attributes: Record<string, unknown> };
+};
 type ResourcePolicy = KubeObject & {
   spec: { configs?: { deviceAttributesSelector?: { matchLabels?: Record<string, string> }; resourceFilters?: unknown[] }[] };
 };
@@ -178,31 +181,42 @@ describe('node-policy DRA generator', () => {
     });
   }, 30_000);
 
-  it('reports, and does not overwrite, a field another manager took over', async () => {
+  it('takes back a generated object another manager edited: its values restored, its additions removed, nothing left to the editor', async () => {
     const name = `dra-policy-${railA.metadata.uid}-attrs`;
+    const desired = (await attributesOf(railA.metadata.uid))?.spec.attributes;
+    // A hand edit pointing rail A's VFs at rail B's network, plus an attribute and a label nobody generated.
     await client.patch(
       resourceTypes.deviceAttributes,
       { namespace: OPERATOR_NS, name },
       JSON.stringify({
         apiVersion: 'sriovnetwork.k8snetworkplumbingwg.io/v1alpha1',
         kind: 'DeviceAttributes',
-        metadata: { name, namespace: OPERATOR_NS },
-        spec: { attributes: { [NAD_NAME]: { string: 'hand-edited' } } },
+        metadata: { name, namespace: OPERATOR_NS, labels: { 'example.com/edited': 'true' } },
+        spec: { attributes: { [NAD_NAME]: { string: 'rail-b-net' }, 'example.com/extra': { string: 'x' } } },
       }),
       'application/apply-patch+yaml',
       { fieldManager: 'someone-else', force: true },
     );
-    await reconcileNodePolicies(options);
-    expect(await draReady('rail-a-policy')).toMatchObject({
-      status: 'False',
-      reason: 'DRAConfigurationSyncFailed',
-      message: expect.stringContaining('held by another field manager'),
-    });
-    expect((await attributesOf(railA.metadata.uid))?.spec.attributes[NAD_NAME]).toEqual({ string: 'hand-edited' });
-    // The conflict is for an administrator to settle; here the other manager's edit is undone by deleting the object.
-    await client.delete(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name });
-    await reconcileNodePolicies(options);
-    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
+    // And the node's configs swapped so that rail A's PF selects rail B's attributes.
+    const configs = await nodeConfigs();
+    await client.patch(
+      resourceTypes.sriovResourcePolicy,
+      { namespace: OPERATOR_NS, name: NODE },
+      { spec: { configs: [{ ...configs?.[0], deviceAttributesSelector: configs?.[1]?.deviceAttributesSelector }] } },
+      'application/merge-patch+json',
+      { fieldManager: 'kubectl-edit' },
+    );
+
+    const summary = await reconcileNodePolicies(options);
+    expect(summary.failures).toEqual([]);
+    const restored = await attributesOf(railA.metadata.uid);
+    expect(restored?.spec.attributes).toEqual(desired);
+    expect(restored?.metadata.labels).toEqual({ [GENERATED_BY]: 'sriov-network-operator', [POLICY_UID]: railA.metadata.uid });
+    expect(restored?.metadata.managedFields?.map((entry) => entry.manager)).not.toContain('someone-else');
+    expect(await nodeConfigs()).toEqual(configs);
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
+    // Taken back for good: the next reconciliation finds nothing to write.
+    expect((await reconcileNodePolicies(options)).applied).toBe(0);
   }, 60_000);
 
   it.each([

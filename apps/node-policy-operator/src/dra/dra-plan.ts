@@ -34,6 +34,16 @@ export interface DraPlanInput {
   readonly sources: ReadonlyMap<string, SourceResolution>;
 }
 
+/**
+ * Trouble of one node rather than of a policy: its configs are withdrawn, and it is reported on the node, so
+ * a node joining or losing its inventory leaves every policy's condition as it was.
+ */
+export interface NodeProblem {
+  readonly node: string;
+  readonly reason: 'NodeInventoryUnavailable';
+  readonly message: string;
+}
+
 /** A policy's DRAConfigurationReady before the writes: what the plan found. */
 export interface PolicyVerdict {
   readonly reason: DraConfigurationReason;
@@ -52,6 +62,7 @@ export interface DraPlan {
   readonly resourcePolicies: readonly { readonly node: string; readonly spec: SriovResourcePolicySpec }[];
   /** For each policy with spec.dra (by UID). */
   readonly verdicts: ReadonlyMap<string, PolicyVerdict>;
+  readonly nodeProblems: readonly NodeProblem[];
   /** For each policy: the names of the objects it depends on, so a failed write can be charged to it. */
   readonly dependencies: ReadonlyMap<string, { readonly deviceAttributes: string | null; readonly nodes: readonly string[] }>;
 }
@@ -88,7 +99,7 @@ interface Managed {
   readonly dra: ValidatedNodePolicyDra | null;
   /** Set when the policy cannot publish attributes (invalid map, unready reference). */
   blocked: PolicyVerdict | null;
-  /** Node-level problems (conflict, untranslatable selector, no inventory). */
+  /** Problems of this policy on a node it selects (conflict, untranslatable selector). */
   nodeProblem: PolicyVerdict | null;
   readonly nodes: string[];
 }
@@ -98,12 +109,14 @@ interface Managed {
  * reference judgements, per-node translation against the inventory and the overlap check. A policy whose
  * attributes cannot be published keeps its exact filter and selector, so its devices stay unavailable
  * instead of falling through to another config; a node where two policies, one of them managed, select a
- * common VF — or where a managed selector cannot be translated — gets an empty config list. Never throws.
+ * common VF — or where a managed selector cannot be translated — gets an empty config list, and so does a
+ * node without a usable inventory, which is that node's problem and no policy's. Never throws.
  */
 export function planDraConfiguration(input: DraPlanInput): DraPlan {
   const verdicts = new Map<string, PolicyVerdict>();
   const dependencies = new Map<string, { deviceAttributes: string | null; nodes: string[] }>();
   const managed: Managed[] = [];
+  const nodeProblems: NodeProblem[] = [];
   const sorted = input.policies.filter((policy) => policy.metadata.namespace === input.operatorNamespace).toSorted(byPriority);
 
   for (const policy of sorted) {
@@ -144,7 +157,7 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
           : { reason: source.reason, message: source.message };
     managed.push({ policy, dra: validated.value, blocked, nodeProblem: null, nodes: [] });
   }
-  if (!input.draEnabled) return { deviceAttributes: [], poolAttributes: [], resourcePolicies: [], verdicts, dependencies };
+  if (!input.draEnabled) return { deviceAttributes: [], poolAttributes: [], resourcePolicies: [], verdicts, nodeProblems, dependencies };
   const legacy = sorted.filter((policy) => policy.spec.dra === undefined && !isDefaultPolicy(policy, input.operatorNamespace));
 
   const resourcePolicies: { node: string; spec: SriovResourcePolicySpec }[] = [];
@@ -155,17 +168,22 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
     for (const entry of onNode) entry.nodes.push(node.name);
     const hostname = node.labels['kubernetes.io/hostname'] ?? node.name;
     const nodeSelector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In' as const, values: [hostname] }] }] };
+    const withdrawNode = (): void => {
+      resourcePolicies.push({ node: node.name, spec: { nodeSelector, configs: [] } });
+    };
     const withdraw = (entries: readonly Managed[], reason: DraConfigurationReason, message: string): void => {
       for (const entry of entries) entry.nodeProblem ??= { reason, message };
-      resourcePolicies.push({ node: node.name, spec: { nodeSelector, configs: [] } });
+      withdrawNode();
     };
     const inventory = input.inventories.get(node.name);
     if (inventory === undefined || 'problem' in inventory) {
-      withdraw(
-        onNode,
-        draConfigurationReasons.unsupportedSelector,
-        `node ${node.name} has no usable SriovNetworkNodeState inventory${inventory === undefined ? '' : ` (${inventory.problem})`}; its devices stay unadvertised`,
-      );
+      // Usually a node the config daemon has not reported yet: transient, and no policy's fault.
+      nodeProblems.push({
+        node: node.name,
+        reason: 'NodeInventoryUnavailable',
+        message: `node ${node.name} has no usable SriovNetworkNodeState inventory${inventory === undefined ? '' : ` (${inventory.problem})`}; its devices stay unadvertised until the config daemon reports one`,
+      });
+      withdrawNode();
       continue;
     }
     // Every policy selecting this node claims VFs, managed or not: a managed map must not share a VF with anything.
@@ -233,7 +251,8 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
       entry.blocked ??
         entry.nodeProblem ?? {
           reason: draConfigurationReasons.applied,
-          message: `attributes validated; DeviceAttributes ${String(published)} and the configs of ${String(entry.nodes.length)} node(s) generated`,
+          // Nothing that changes with every node joining or leaving: the condition changes with the verdict only.
+          message: `attributes validated; DeviceAttributes ${String(published)} and the configs of the nodes it selects generated`,
         },
     );
   }
@@ -241,5 +260,5 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
   const poolAttributes = [...pools.values()].map((resourceName) =>
     buildPoolDeviceAttributes({ namespace: input.operatorNamespace, resourcePrefix: input.resourcePrefix, resourceName }),
   );
-  return { deviceAttributes, poolAttributes, resourcePolicies, verdicts, dependencies };
+  return { deviceAttributes, poolAttributes, resourcePolicies, verdicts, nodeProblems, dependencies };
 }

@@ -31,7 +31,7 @@ export interface NodePolicyReconcilerOptions extends SourceNadOptions {
   readonly client: KubeClient;
   readonly logger: Logger;
   readonly draEnabled: boolean;
-  /** Records each DRAConfigurationReady transition as an Event on the policy. */
+  /** Records each DRAConfigurationReady transition as an Event on the policy, and a node's own trouble on the node. */
   readonly recorder?: EventRecorder;
 }
 
@@ -280,6 +280,16 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
     } catch (error) {
       failed.set(`status of ${policy.metadata.name}`, String(error));
     }
+  }
+  // 6. A node's own trouble is reported on that node; the recorder folds a repeat into the first Event's series.
+  const nodesByName = new Map(nodes.map((node) => [node.metadata.name, node]));
+  for (const problem of plan.nodeProblems) {
+    const node = nodesByName.get(problem.node);
+    if (node === undefined) continue;
+    void options.recorder?.record(
+      { apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid },
+      { type: 'Warning', reason: problem.reason, action: 'Reconcile', note: problem.message },
+    );
   }
   if (failed.size > 0) logger.warn({ failures: [...failed.values()] }, 'node-policy reconciliation left writes undone; retrying');
   return { applied, deleted, statusWrites, failures: [...failed.values()], plan };

@@ -3,7 +3,7 @@
 // handling, and a steady state that writes nothing. Reconciliation is level-triggered: each step calls it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
-import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
+import { type EventRecord, EventRecorder, type KubeClient, type KubeObject, type ObjectReference, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, storeObjectDirectly, waitFor } from '@sriov-dra/k8s/testing';
 import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
@@ -27,6 +27,16 @@ type Attributes = KubeObject & {
 type ResourcePolicy = KubeObject & {
   spec: { configs?: { deviceAttributesSelector?: { matchLabels?: Record<string, string> }; resourceFilters?: unknown[] }[] };
 };
+
+/** A real recorder that also keeps what it was asked to record, in order. */
+class RecordingEvents extends EventRecorder {
+  readonly recorded: { regarding: ObjectReference; event: EventRecord }[] = [];
+
+  override async record(regarding: ObjectReference, event: EventRecord): Promise<void> {
+    this.recorded.push({ regarding, event });
+    await super.record(regarding, event);
+  }
+}
 
 let cp: ControlPlane;
 let client: KubeClient;
@@ -180,6 +190,48 @@ describe('node-policy DRA generator', () => {
       failures: [],
     });
   }, 30_000);
+
+  it('a node joining rewrites no policy’s condition; one without a SriovNetworkNodeState is reported on that node alone', async () => {
+    const recorder = new RecordingEvents(client, { reportingController: 'sriov-dra/node-policy-operator', reportingInstance: 'test' });
+    const withEvents = { ...options, recorder };
+    const before = await draReady('rail-a-policy');
+    await seedNode(client, OPERATOR_NS, 'worker-3', { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': 'worker-3' }, [
+      { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', deviceID: '1017', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
+    ]);
+    const joined = await reconcileNodePolicies(withEvents);
+    expect(joined.applied).toBe(1);
+    expect(joined.statusWrites).toBe(0);
+    expect(await draReady('rail-a-policy')).toEqual(before);
+
+    // A labelled node the config daemon has not reported yet.
+    const bare = await client.create(resourceTypes.node, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'worker-4', labels: { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': 'worker-4' } },
+    });
+    const unreported = await reconcileNodePolicies(withEvents);
+    expect(unreported.statusWrites).toBe(0);
+    for (const name of ['rail-a-policy', 'rail-b-policy']) expect(await draReady(name)).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
+    const worker4 = await client.get<ResourcePolicy>(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: 'worker-4' });
+    expect(worker4.spec.configs).toEqual([]);
+    expect(recorder.recorded.filter(({ regarding }) => regarding.kind !== 'Node')).toEqual([]);
+    await waitFor(
+      'the node’s Warning Event',
+      async () =>
+        (
+          await client.list<KubeObject & { regarding: { uid: string }; type: string; reason: string }>(resourceTypes.event, { namespace: 'default' })
+        ).items.some((event) => event.regarding.uid === bare.metadata.uid && event.type === 'Warning' && event.reason === 'NodeInventoryUnavailable'),
+      { timeoutMs: 10_000 },
+    );
+    await recorder.close();
+
+    for (const name of ['worker-3', 'worker-4']) {
+      await client.delete(resourceTypes.node, { name });
+      await client.delete(resourceTypes.sriovNetworkNodeState, { namespace: OPERATOR_NS, name }).catch(() => undefined);
+    }
+    await reconcileNodePolicies(options);
+    expect(await draReady('rail-a-policy')).toEqual(before);
+  }, 60_000);
 
   it('takes back a generated object another manager edited: its values restored, its additions removed, nothing left to the editor', async () => {
     const name = `dra-policy-${railA.metadata.uid}-attrs`;

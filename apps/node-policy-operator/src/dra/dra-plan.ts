@@ -4,6 +4,7 @@ import {
   type SriovResourcePolicySpec,
   type ValidatedNodePolicyDra,
   draConfigurationReasons,
+  isLabelValue,
   validateNodePolicyDra,
 } from '@sriov-dra/contract';
 import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_POLICY_UID_LABEL } from './generated-labels.ts';
@@ -40,7 +41,7 @@ export interface DraPlanInput {
  */
 export interface NodeProblem {
   readonly node: string;
-  readonly reason: 'NodeInventoryUnavailable';
+  readonly reason: 'NodeInventoryUnavailable' | 'NodeNotSelectable';
   readonly message: string;
 }
 
@@ -166,7 +167,18 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
     const onNode = managed.filter(({ policy }) => policySelectsNode(policy, node.labels));
     if (onNode.length === 0 && !legacy.some((policy) => policySelectsNode(policy, node.labels))) continue;
     for (const entry of onNode) entry.nodes.push(node.name);
-    const hostname = node.labels['kubernetes.io/hostname'] ?? node.name;
+    // The driver selects its node's config by the node's labels; kubelet sets the hostname label on every node.
+    // Without it, the name stands in only where it is a label value: a longer one would make the config
+    // unreadable to the driver, which then withholds the devices of every node.
+    const hostname = node.labels['kubernetes.io/hostname'] ?? (isLabelValue(node.name) ? node.name : undefined);
+    if (hostname === undefined) {
+      nodeProblems.push({
+        node: node.name,
+        reason: 'NodeNotSelectable',
+        message: `node ${node.name} has no kubernetes.io/hostname label and its name is longer than a label value; no config can select it, so its devices stay unadvertised until the label is set`,
+      });
+      continue;
+    }
     const nodeSelector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In' as const, values: [hostname] }] }] };
     const withdrawNode = (): void => {
       resourcePolicies.push({ node: node.name, spec: { nodeSelector, configs: [] } });

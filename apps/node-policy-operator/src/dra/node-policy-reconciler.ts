@@ -21,7 +21,7 @@ import { applyCondition } from '../status/apply-condition.ts';
 import { OPERATOR_FIELD_MANAGER } from '../network/sriov-network-reconciler.ts';
 import { type DraPlan, type PlanNode, type PolicyVerdict, planDraConfiguration, referenceKey, referencedSriovNetworks } from './dra-plan.ts';
 import { foreignFields } from './foreign-fields.ts';
-import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_POLICY_UID_LABEL } from './generated-labels.ts';
+import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_LABEL, NODE_POLICY_UID_LABEL, nodeLabelValue } from './generated-labels.ts';
 import { RESOURCE_POOL_LABEL } from './legacy-pool.ts';
 import { type NodeInventory, readNodeInventory } from './node-inventory.ts';
 import { type NodePolicy, nodePolicySchema } from './node-policy.ts';
@@ -101,9 +101,6 @@ async function resolveSources(
 }
 
 /** What this operator generated, by kind: a per-policy or pool DeviceAttributes, or a node's SriovResourcePolicy. */
-/** Upstream's label naming the node of a generated SriovResourcePolicy. */
-const NODE_LABEL = 'sriovnetwork.openshift.io/node';
-
 function isOurs(object: KubeObject, kind: 'policy' | 'pool' | 'node'): boolean {
   const labels = object.metadata.labels ?? {};
   if (labels[GENERATED_BY_LABEL] !== GENERATED_BY_VALUE) return false;
@@ -228,7 +225,7 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
       {
         apiVersion: DRIVER_API_VERSION,
         kind: SRIOV_RESOURCE_POLICY_KIND,
-        metadata: { name: node, namespace: operatorNamespace, labels: { [GENERATED_BY_LABEL]: GENERATED_BY_VALUE, [NODE_LABEL]: node } },
+        metadata: { name: node, namespace: operatorNamespace, labels: { [GENERATED_BY_LABEL]: GENERATED_BY_VALUE, [NODE_LABEL]: nodeLabelValue(node) } },
         spec,
       },
       existing,

@@ -233,6 +233,50 @@ describe('node-policy DRA generator', () => {
     expect(await draReady('rail-a-policy')).toEqual(before);
   }, 60_000);
 
+  it('a node with a 253-character name gets its config, and one that no label can select is reported on the node', async () => {
+    const recorder = new RecordingEvents(client, { reportingController: 'sriov-dra/node-policy-operator', reportingInstance: 'test' });
+    // Node names are DNS subdomains of up to 253 characters; label values, the hostname label's included, hold 63.
+    const longName = (last: string) => ['rack-7', 'a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), last.repeat(54)].join('.');
+    const labelled = longName('d');
+    const unlabelled = longName('e');
+    expect(labelled).toHaveLength(253);
+    const inventory = [{ name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', deviceID: '1017', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] }];
+    await seedNode(client, OPERATOR_NS, labelled, { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': 'rack-7-host-d' }, inventory);
+    await seedNode(client, OPERATOR_NS, unlabelled, { [RAIL_LABEL]: 'true' }, inventory);
+
+    const summary = await reconcileNodePolicies({ ...options, recorder });
+    expect(summary.failures).toEqual([]);
+    const config = await client.get<ResourcePolicy & { spec: { nodeSelector?: unknown } }>(resourceTypes.sriovResourcePolicy, {
+      namespace: OPERATOR_NS,
+      name: labelled,
+    });
+    expect(config.metadata.labels?.[GENERATED_BY]).toBe('sriov-network-operator');
+    expect(config.metadata.labels?.['sriovnetwork.openshift.io/node']).toMatch(/^rack-7\.a{33}-[0-9a-f]{16}$/);
+    expect(config.spec.nodeSelector).toEqual({
+      nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['rack-7-host-d'] }] }],
+    });
+    expect(config.spec.configs).toEqual([
+      {
+        deviceAttributesSelector: { matchLabels: { [GENERATED_BY]: 'sriov-network-operator', [POLICY_UID]: railA.metadata.uid } },
+        resourceFilters: [{ pfPciAddresses: ['0000:3b:00.0'] }],
+      },
+    ]);
+    // A selector value the driver could not read would make it withhold every node's devices: none is written.
+    await expect(client.get(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: unlabelled })).rejects.toMatchObject({ code: 'ApiNotFound' });
+    expect(recorder.recorded.map(({ regarding, event }) => [regarding.kind, regarding.name, event.reason])).toEqual([
+      ['Node', unlabelled, 'NodeNotSelectable'],
+    ]);
+    for (const name of ['rail-a-policy', 'rail-b-policy']) expect(await draReady(name)).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
+    await recorder.close();
+
+    for (const name of [labelled, unlabelled]) {
+      await client.delete(resourceTypes.node, { name });
+      await client.delete(resourceTypes.sriovNetworkNodeState, { namespace: OPERATOR_NS, name });
+    }
+    await reconcileNodePolicies(options);
+    await expect(client.get(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: labelled })).rejects.toMatchObject({ code: 'ApiNotFound' });
+  }, 60_000);
+
   it('takes back a generated object another manager edited: its values restored, its additions removed, nothing left to the editor', async () => {
     const name = `dra-policy-${railA.metadata.uid}-attrs`;
     const desired = (await attributesOf(railA.metadata.uid))?.spec.attributes;

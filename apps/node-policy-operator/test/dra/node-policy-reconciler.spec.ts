@@ -91,6 +91,9 @@ function railPolicy(name: string, pfNames: string[], dra: unknown, extra: Record
   };
 }
 
+/** Rail A's own attributes, zero values included: published as given, next to the generated ones. */
+const RAIL_A_CUSTOM = { 'example.com/rail': { string: 'a' }, 'example.com/numaNode': { int: 0 }, 'example.com/shared': { bool: false } };
+
 const reference = (network: string) => ({
   attributes: {
     'sriovnetwork.openshift.io/sriovNetworkName': { string: network },
@@ -128,7 +131,7 @@ let railB: Policy;
 
 describe('node-policy DRA generator', () => {
   it('policies applied before their SriovNetworks and namespace: not ready, filters kept, no attributes', async () => {
-    railA = await createPolicy(railPolicy('rail-a-policy', ['ens1f0'], reference('rail-a-net')));
+    railA = await createPolicy(railPolicy('rail-a-policy', ['ens1f0'], { attributes: { ...reference('rail-a-net').attributes, ...RAIL_A_CUSTOM } }));
     railB = await createPolicy(railPolicy('rail-b-policy', ['ens2f0'], reference('rail-b-net')));
     await reconcileNodePolicies(options);
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'SriovNetworkNotFound', observedGeneration: 1 });
@@ -168,6 +171,7 @@ describe('node-policy DRA generator', () => {
     const a = await attributesOf(railA.metadata.uid);
     expect(a?.metadata.labels).toEqual({ [GENERATED_BY]: 'sriov-network-operator', [POLICY_UID]: railA.metadata.uid });
     expect(a?.spec.attributes).toEqual({
+      ...RAIL_A_CUSTOM,
       [RESOURCE_NAME]: { string: 'openshift.io/sriov_vfs' },
       [NAD_NAME]: { string: 'rail-a-net' },
       [NAD_NAMESPACE]: { string: 'ai-workloads' },
@@ -469,6 +473,21 @@ describe('node-policy DRA generator', () => {
     }
     expect((await draReady('rail-a-policy'))?.message).toContain('0000:3b:00.2');
     await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'overlap-policy' });
+    await reconcileNodePolicies(options);
+    expect(await nodeConfigs()).toHaveLength(2);
+    expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
+  }, 60_000);
+
+  it('a policy without spec.dra sharing a VF with a managed one is an overlap too', async () => {
+    await createPolicy(railPolicy('legacy-overlap-policy', ['ens1f0#2-3'], undefined));
+    await reconcileNodePolicies(options);
+    expect(await nodeConfigs()).toEqual([]);
+    expect(await draReady('rail-a-policy')).toMatchObject({
+      status: 'False',
+      reason: 'ConflictingDRAMapping',
+      message: expect.stringContaining('policies legacy-overlap-policy and rail-a-policy both select VF 0000:3b:00.4 on node worker-1'),
+    });
+    await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'legacy-overlap-policy' });
     await reconcileNodePolicies(options);
     expect(await nodeConfigs()).toHaveLength(2);
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });

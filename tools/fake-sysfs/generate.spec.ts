@@ -68,6 +68,19 @@ describe('generateFakeSysfs', () => {
     expect(fs.existsSync(path.join(root, 'bus/pci/devices/0000:b3:00.2/net'))).toBe(false);
   });
 
+  it('loads the extra drivers asked for, with no function bound, and binds a VF to a user-space driver without netdev', () => {
+    const root = tempRoot();
+    const pf = { model: 'connectx-6' as const, pcieRoot: 'pci0000:3a', bus: 0x3b, numaNode: 0, vfs: [{ driver: 'uio_pci_generic' }, {}] };
+    const generated = generateFakeSysfs(root, { pfs: [pf], drivers: ['pci-stub'] });
+    expect(generated.pfs[0]?.vfs.map((vf) => [vf.driver, vf.netdev])).toEqual([
+      ['uio_pci_generic', undefined],
+      ['mlx5_core', 'enp59s0f0v1'],
+    ]);
+    expect(fs.readdirSync(path.join(root, 'bus/pci/drivers')).sort()).toEqual(['mlx5_core', 'pci-stub', 'pcieport', 'uio_pci_generic', 'vfio-pci']);
+    expect(fs.readdirSync(path.join(root, 'bus/pci/drivers/pci-stub')).sort()).toEqual(['bind', 'new_id', 'remove_id', 'unbind']);
+    expect(fs.existsSync(path.join(root, 'bus/pci/devices/0000:3b:00.2/net'))).toBe(false);
+  });
+
   it('refuses two PFs on one bus', () => {
     const spec = { model: 'connectx-6' as const, pcieRoot: 'pci0000:3a', bus: 0x3b, numaNode: 0, vfs: [] };
     expect(() => generateFakeSysfs(tempRoot(), { pfs: [spec, spec] })).toThrow('PCI address 0000:3b:00.0 is used twice');

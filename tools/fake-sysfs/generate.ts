@@ -37,6 +37,8 @@ export interface PfSpec {
 
 export interface FakeSysfsSpec {
   readonly pfs: readonly PfSpec[];
+  /** Drivers loaded beyond those the functions are bound to, e.g. `uio_pci_generic`: a function can be bound to them later. */
+  readonly drivers?: readonly string[];
 }
 
 export interface GeneratedFunction {
@@ -86,6 +88,7 @@ class Generator {
 
   run(spec: FakeSysfsSpec): GeneratedPf[] {
     const pfs = spec.pfs.map((pf, ordinal) => this.physicalFunction(pf, ordinal));
+    for (const driver of spec.drivers ?? []) this.drivers.add(driver);
     for (const driver of this.drivers) this.driverDir(driver);
     this.tree.file('bus/pci/drivers_probe', '');
     return pfs;

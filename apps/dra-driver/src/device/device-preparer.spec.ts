@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { isSriovDraError, shadowNameFor } from '@sriov-dra/contract';
 import { pino } from 'pino';
-import { generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
+import { type FakeSysfsSpec, generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
 import { type KernelEmulator, startKernelEmulator } from '../../../../tools/fake-sysfs/kernel-emulator.ts';
 import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import { discoverInventory } from '../discovery/discover.ts';
@@ -31,7 +31,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function vfioConfig(driver: string) {
+function driverConfig(driver: string) {
   return { source: 'FromClaim', requests: ['vf'], opaque: { driver: DRIVER, parameters: { apiVersion: `${DRIVER}/v1alpha1`, kind: 'VfConfig', driver } } };
 }
 
@@ -50,10 +50,10 @@ function claimOf(
   };
 }
 
-async function setup(claims: ReadonlyMap<string, ReservedClaim>) {
+async function setup(claims: ReadonlyMap<string, ReservedClaim>, hardware: FakeSysfsSpec = uniformLayout({ pfs: 1, vfsPerPf: 2 })) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'device-preparer-'));
   const sysfsRoot = path.join(dir, 'sys');
-  generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 1, vfsPerPf: 2 }));
+  generateFakeSysfs(sysfsRoot, hardware);
   const emulator: KernelEmulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
   cleanups.push(async () => {
     await emulator.stop();
@@ -84,12 +84,16 @@ async function setup(claims: ReadonlyMap<string, ReservedClaim>) {
     const link = path.join(sysfsRoot, 'bus/pci/devices', pci, 'driver');
     return fs.existsSync(link) ? path.basename(fs.readlinkSync(link)) : null;
   };
+  const netdevsOf = (pci: string): string[] => {
+    const dir = path.join(sysfsRoot, 'bus/pci/devices', pci, 'net');
+    return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  };
   const cdiFiles = () => fs.readdirSync(cdiRoot).sort();
   const checkpoint = () =>
     JSON.parse(fs.readFileSync(path.join(pluginDir, 'checkpoint.json'), 'utf8')) as {
       claims: Record<string, { devices: { originalDriver: string; preparedDriver: string }[] }>;
     };
-  return { open, driverOf, cdiFiles, checkpoint, cdiRoot };
+  return { open, driverOf, netdevsOf, cdiFiles, checkpoint, cdiRoot };
 }
 
 const signal = new AbortController().signal;
@@ -98,7 +102,7 @@ const signal = new AbortController().signal;
 jest.setTimeout(30_000);
 describe('DevicePreparer', () => {
   it('binds the VFs a VfConfig asks for, writes CDI specs and the checkpoint, and undoes it all on unprepare', async () => {
-    const claims = new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2', '0000-3b-00-3'], [vfioConfig('vfio-pci')])]]);
+    const claims = new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2', '0000-3b-00-3'], [driverConfig('vfio-pci')])]]);
     const host = await setup(claims);
     const preparer = await host.open();
 
@@ -133,7 +137,7 @@ describe('DevicePreparer', () => {
   });
 
   it('answers a repeated prepare after a restart from the checkpoint, without rebinding', async () => {
-    const claims = new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'], [vfioConfig('vfio-pci')])]]);
+    const claims = new Map([[`ai/rail-pair`, claimOf(CLAIM_A, ['0000-3b-00-2'], [driverConfig('vfio-pci')])]]);
     const host = await setup(claims);
     const first = await (await host.open()).prepare(CLAIM_A, signal);
     const restarted = await host.open();
@@ -238,22 +242,61 @@ describe('DevicePreparer in managed mode', () => {
     expect(host.driverOf(VF0)).toBe('mlx5_core');
   });
 
+  /** One ConnectX-6 PF whose first VF is bound to `vf0Driver` (null: unbound), with user-space and stub drivers loaded. */
+  const hardware = (vf0Driver: string | null): FakeSysfsSpec => ({
+    pfs: [{ model: 'connectx-6', pcieRoot: 'pci0000:3a', bus: 0x3b, numaNode: 0, vfs: [{ driver: vf0Driver }, {}] }],
+    drivers: ['uio_pci_generic', 'igb_uio', 'pci-stub'],
+  });
+
   it.each([
-    ['a VfConfig binding the VF to vfio-pci', [vfioConfig('vfio-pci')]],
-    ['no VfConfig driver while the VF already is on vfio-pci', []],
-  ])('refuses %s before touching the host', async (_case, config) => {
+    ['a VfConfig binding the VF to vfio-pci', 'mlx5_core', [driverConfig('vfio-pci')]],
+    ['a VfConfig binding the VF to uio_pci_generic', 'mlx5_core', [driverConfig('uio_pci_generic')]],
+    ['a VfConfig binding the VF to igb_uio', 'mlx5_core', [driverConfig('igb_uio')]],
+    ['no VfConfig driver while the VF already is on vfio-pci', 'vfio-pci', []],
+    ['no VfConfig driver while the VF is on uio_pci_generic', 'uio_pci_generic', []],
+    ['a VfConfig naming the user-space driver the VF is already on', 'igb_uio', [driverConfig('igb_uio')]],
+    ['no VfConfig driver while no driver is bound', null, []],
+    ['no VfConfig driver while the bound kernel driver exposes no netdev', 'pci-stub', []],
+    ['"default" while the bound kernel driver exposes no netdev', 'pci-stub', [driverConfig('default')]],
+  ])('refuses %s before touching the host', async (_case, vf0Driver, config) => {
     const claim = claimOf(CLAIM_A, ['0000-3b-00-2'], config);
-    const host = await setup(new Map([[`ai/rail-pair`, claim]]));
-    if (config.length === 0) await new DriverBinder({ sysfsRoot: path.join(host.cdiRoot, '..', 'sys') }).ensureDriver(VF0, 'vfio-pci');
-    const before = host.driverOf(VF0);
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]), hardware(vf0Driver));
     const refused = await (
       await host.open()
     )
       .prepare(CLAIM_A, signal, { claim, bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'b')]]) })
       .catch((error: unknown) => error);
     expect(isSriovDraError(refused) && refused.code).toBe('UnsupportedDeviceState');
+    expect(isSriovDraError(refused) && refused.message).toContain(VF0);
     expect(fs.existsSync(path.join(host.cdiRoot, '..', 'plugin', 'checkpoint.json'))).toBe(false);
-    expect(host.driverOf(VF0)).toBe(before);
+    expect(host.cdiFiles()).toEqual([]);
+    expect(host.driverOf(VF0)).toBe(vf0Driver);
+  });
+
+  it('rolls back and refuses a binding the VfConfig changes to a kernel driver that exposes no netdev', async () => {
+    const claim = claimOf(CLAIM_A, ['0000-3b-00-2'], [driverConfig('pci-stub')]);
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]), hardware('mlx5_core'));
+    const refused = await (
+      await host.open()
+    )
+      .prepare(CLAIM_A, signal, { claim, bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'e')]]) })
+      .catch((error: unknown) => error);
+    expect(isSriovDraError(refused) && refused.code).toBe('UnsupportedDeviceState');
+    expect(isSriovDraError(refused) && refused.message).toContain(`VF ${VF0} is bound to pci-stub, which exposes no network interface`);
+    expect([host.driverOf(VF0), host.netdevsOf(VF0)]).toEqual(['mlx5_core', ['enp59s0f0v0']]);
+    expect(host.cdiFiles()).toEqual([]);
+    // The record was written before the rebind: it holds the original driver, which unprepare restores.
+    expect(host.checkpoint().claims[CLAIM_A.uid]?.devices.map((device) => [device.originalDriver, device.preparedDriver])).toEqual([
+      ['mlx5_core', 'mlx5_core'],
+    ]);
+  });
+
+  it('brings an unbound VF to its kernel driver when the VfConfig asks for "default", its netdev verified', async () => {
+    const claim = claimOf(CLAIM_A, ['0000-3b-00-2'], [driverConfig('default')]);
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]), hardware(null));
+    await (await host.open()).prepare(CLAIM_A, signal, { claim, bindings: new Map([['0000-3b-00-2', planned('0000-3b-00-2', VF0, 'f')]]) });
+    expect([host.driverOf(VF0), host.netdevsOf(VF0)]).toEqual(['mlx5_core', ['enp59s0f0v0']]);
+    expect(host.checkpoint().claims[CLAIM_A.uid]?.devices.map((device) => [device.originalDriver, device.preparedDriver])).toEqual([[null, 'mlx5_core']]);
   });
 
   it('releases the host once Deleting is durable, records ReleaseComplete, never repeats it, and forgets the claim last', async () => {

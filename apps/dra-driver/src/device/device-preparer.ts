@@ -10,6 +10,7 @@ import { type CdiVf, cdiDeviceID, claimCdiDeviceName } from './cdi-spec.ts';
 import type { CdiSpecDirectory } from './cdi-spec-directory.ts';
 import { type ClaimPlan, type ReservedClaim, planClaimPreparation } from './claim-plan.ts';
 import type { DriverBinder } from './driver-binding.ts';
+import { managedDeviceRefusal, netdevRefusal } from './managed-device-gate.ts';
 import { podCdiAddresses } from './pod-cdi-addresses.ts';
 import { readVfioDevice } from './vfio-device.ts';
 
@@ -49,8 +50,9 @@ export class DevicePreparer implements ClaimPreparer {
 
   /**
    * With `managed`, each device's planned binding goes into the first checkpoint record as Pending, so it
-   * is durable before any shadow or Pod write, and a VF that would not stay a kernel netdevice (VFIO, or
-   * no driver at all) is refused before anything changes.
+   * is durable before any shadow or Pod write. A VF that would not be a kernel netdevice (no driver, a
+   * user-space I/O driver, a kept binding without netdev) is refused before anything changes; a binding
+   * the VfConfig changes must expose a netdev once it holds, or it is rolled back and refused.
    */
   async prepare(ref: ClaimRef, signal: AbortSignal, managed?: ManagedDevicePlan): Promise<readonly PreparedDevice[]> {
     const { checkpoint, logger } = this.options;
@@ -76,16 +78,26 @@ export class DevicePreparer implements ClaimPreparer {
 
     const cdiVfs: CdiVf[] = [];
     const preparedDrivers = new Map<string, string | null>();
+    const object = { kind: 'ResourceClaim', namespace: ref.namespace, name: ref.name, uid: ref.uid };
     for (const device of plan.devices) {
       signal.throwIfAborted();
-      const change = await this.options.binder.ensureDriver(device.vf.pciAddress, device.config.driver);
+      const pci = device.vf.pciAddress;
+      // A managed binding changed by the VfConfig is known to expose a netdev only once it holds.
+      const verify =
+        managed === undefined
+          ? undefined
+          : async (driver: string | null): Promise<void> => {
+              const refusal = netdevRefusal(pci, driver, await this.options.binder.netdevs(pci), object);
+              if (refusal !== undefined) throw refusal;
+            };
+      const change = await this.options.binder.ensureDriver(pci, device.config.driver, verify);
       preparedDrivers.set(device.device, change.preparedDriver);
       cdiVfs.push({
         device: device.device,
-        pciAddress: device.vf.pciAddress,
+        pciAddress: pci,
         netAttachDefName: device.config.netAttachDefName,
         vhost: device.config.addVhostMount,
-        ...(change.preparedDriver === 'vfio-pci' ? { vfio: await readVfioDevice(device.vf.pciAddress, this.options.sysfsRoot) } : {}),
+        ...(change.preparedDriver === 'vfio-pci' ? { vfio: await readVfioDevice(pci, this.options.sysfsRoot) } : {}),
       });
     }
     await this.options.cdi.writeClaimSpec(ref.uid, cdiVfs);
@@ -167,15 +179,9 @@ export class DevicePreparer implements ClaimPreparer {
       const binding = managed?.bindings.get(device.device);
       if (managed !== undefined) {
         if (binding === undefined) throw new SriovDraError('InvalidApiObject', `device ${device.device} has no planned managed binding`, { object });
-        // An empty VfConfig.driver keeps the current binding: it must already be a kernel netdevice driver.
-        const target = device.config.driver === '' ? original : device.config.driver;
-        if (target === null || target === 'vfio-pci') {
-          throw new SriovDraError(
-            'UnsupportedDeviceState',
-            `VF ${device.vf.pciAddress} would be ${target === null ? 'left without a driver' : 'bound to vfio-pci'}; a managed shadow network needs a kernel netdevice`,
-            { object, remedy: 'use a VfConfig without driver or with the VF kernel driver, or attach the VF in manual mode' },
-          );
-        }
+        const netdevs = await this.options.binder.netdevs(device.vf.pciAddress);
+        const refusal = managedDeviceRefusal({ pciAddress: device.vf.pciAddress, driver: original, netdevs }, device.config.driver, object);
+        if (refusal !== undefined) throw refusal;
       }
       devices.push({
         pool: device.pool,

@@ -176,6 +176,25 @@ describe('DriverBinder.ensureDriver', () => {
     expect([await boundTo(VF), await override(VF)]).toEqual(['iavf', null]);
   });
 
+  it('puts the original driver back when the verification of the binding it ended up with fails', async () => {
+    await device(VF, 'iavf');
+    const refusal = new Error('vfio-pci exposes no network interface');
+    const seen: (string | null)[] = [];
+    const verify = (driver: string | null): Promise<void> => {
+      seen.push(driver);
+      return Promise.reject(refusal);
+    };
+    await expect(binder.ensureDriver(VF, 'vfio-pci', verify)).rejects.toBe(refusal);
+    expect(seen).toEqual(['vfio-pci']);
+    expect(writes.slice(4)).toEqual([
+      'bus/pci/devices/0000:3b:02.0/driver_override <- "iavf"',
+      'bus/pci/drivers/vfio-pci/unbind <- "0000:3b:02.0"',
+      'bus/pci/drivers/iavf/bind <- "0000:3b:02.0"',
+      'bus/pci/devices/0000:3b:02.0/driver_override <- "\\n"',
+    ]);
+    expect([await boundTo(VF), await override(VF)]).toEqual(['iavf', null]);
+  });
+
   it('fails naming driver_override when it cannot be written', async () => {
     await device(VF, 'iavf');
     await rm(join(sysfs, 'bus/pci/devices', VF, 'driver_override'));
@@ -193,6 +212,15 @@ describe('DriverBinder.ensureDriver', () => {
     const error = await binder.ensureDriver('../../../etc', 'vfio-pci').catch((caught: unknown) => caught);
     expect(isHostOperationError(error, 'DriverBindingFailed') ? error.subject : error).toBe('../../../etc');
     expect(writes).toEqual([]);
+  });
+});
+
+describe('DriverBinder.netdevs', () => {
+  it('lists the network interfaces under the function, and none when the driver created none', async () => {
+    await device(VF, 'iavf');
+    expect(await binder.netdevs(VF)).toEqual([]);
+    await mkdir(join(sysfs, 'bus/pci/devices', VF, 'net', 'enp59s0f0v0'), { recursive: true });
+    expect(await binder.netdevs(VF)).toEqual(['enp59s0f0v0']);
   });
 });
 

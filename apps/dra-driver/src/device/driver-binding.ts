@@ -1,4 +1,4 @@
-import { readFile, readlink, writeFile } from 'node:fs/promises';
+import { readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isPciAddress } from '@sriov-dra/contract';
@@ -11,6 +11,10 @@ export const DEFAULT_DRIVER = 'default';
 
 /** Drivers that hand the function to user space; the kernel never picks them without an override. */
 const USERSPACE_IO_DRIVERS: ReadonlySet<string> = new Set(['vfio-pci', 'uio_pci_generic', 'igb_uio']);
+
+export function isUserspaceIoDriver(driver: string): boolean {
+  return USERSPACE_IO_DRIVERS.has(driver);
+}
 
 export interface DriverBindingOptions {
   /** Where sysfs is mounted. */
@@ -51,17 +55,33 @@ export class DriverBinder {
     }
   }
 
+  /** The network interfaces the bound driver exposes for the function (its `net/` entries); none when unbound. */
+  async netdevs(pciAddress: string): Promise<string[]> {
+    const dir = join(this.devicePath(pciAddress), 'net');
+    try {
+      return (await readdir(dir)).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new HostOperationError('DriverBindingFailed', pciAddress, dir, `cannot list the network interfaces: ${describeCause(error)}`, error);
+    }
+  }
+
   /**
    * Brings the function to the driver a VfConfig asks for: "" keeps the current binding, "default" lets
-   * the kernel choose, any other value is a driver name. When a step fails after the binding changed,
-   * the original binding is put back before the error is thrown.
+   * the kernel choose, any other value is a driver name. `verify`, when given, checks the binding the
+   * function ended up with. When a step or the verification fails, the original binding is put back
+   * before the error is thrown.
    */
-  async ensureDriver(pciAddress: string, wanted: string): Promise<DriverChange> {
+  async ensureDriver(pciAddress: string, wanted: string, verify?: (preparedDriver: string | null) => Promise<void>): Promise<DriverChange> {
     const originalDriver = await this.currentDriver(pciAddress);
-    if (wanted === KEEP_DRIVER) return { originalDriver, preparedDriver: originalDriver };
     try {
       const preparedDriver =
-        wanted === DEFAULT_DRIVER ? await this.bindDefault(pciAddress, originalDriver) : await this.bindNamed(pciAddress, originalDriver, wanted);
+        wanted === KEEP_DRIVER
+          ? originalDriver
+          : wanted === DEFAULT_DRIVER
+            ? await this.bindDefault(pciAddress, originalDriver)
+            : await this.bindNamed(pciAddress, originalDriver, wanted);
+      await verify?.(preparedDriver);
       return { originalDriver, preparedDriver };
     } catch (error) {
       await this.restoreDriver(pciAddress, originalDriver).catch((restoreError: unknown) => {

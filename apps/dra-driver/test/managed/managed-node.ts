@@ -25,7 +25,7 @@ import {
   terminateChild,
 } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
-import { generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
+import { type FakeSysfsSpec, generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
 import { type KernelEmulator, startKernelEmulator } from '../../../../tools/fake-sysfs/kernel-emulator.ts';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { CheckpointStore } from '../../src/checkpoint/checkpoint-store.ts';
@@ -132,7 +132,11 @@ export interface ManagedNode {
   stop(): Promise<void>;
 }
 
-export async function startManagedNode(): Promise<ManagedNode> {
+/**
+ * `hardware` replaces the fake sysfs (another link type, VFs on other drivers, drivers loaded for later
+ * binds); it must still hold the eight VFs of VFS.
+ */
+export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({ pfs: 1, vfsPerPf: VFS.length })): Promise<ManagedNode> {
   const cp = await startControlPlane({ controllerManager: true, audit: true });
   const admin = cp.adminClient;
   await installCrds(admin);
@@ -159,7 +163,7 @@ export async function startManagedNode(): Promise<ManagedNode> {
   const driver = cp.clientFor(DRIVER_USER);
 
   const sysfsRoot = path.join(dir, 'sys');
-  generateFakeSysfs(sysfsRoot, uniformLayout({ pfs: 1, vfsPerPf: VFS.length }));
+  generateFakeSysfs(sysfsRoot, hardware);
   const emulator: KernelEmulator = startKernelEmulator({ root: sysfsRoot, devRoot: path.join(dir, 'dev') });
   const inventory = await discoverInventory(createSysfs(sysfsRoot));
   if (!inventory.ok) throw inventory.error;
@@ -496,13 +500,14 @@ export async function podSelections(
 }
 
 /**
- * Starts one managed node for the calling spec file — source template rail-a (192.0.2.0/24) included —
- * hands it to `ready` before the first test, and stops it after the last.
+ * Starts one managed node for the calling spec file (or describe block) — source template rail-a
+ * (192.0.2.0/24) included, on `hardware` if given — hands it to `ready` before the first test, and stops
+ * it after the last.
  */
-export function useManagedNode(ready: (node: ManagedNode) => void): void {
+export function useManagedNode(ready: (node: ManagedNode) => void, hardware?: FakeSysfsSpec): void {
   let started: ManagedNode | undefined;
   beforeAll(async () => {
-    started = await startManagedNode();
+    started = await startManagedNode(hardware);
     await createSource(started.admin, 'rail-a', '192.0.2.0/24');
     ready(started);
   }, 180_000);

@@ -55,6 +55,12 @@ export async function patchGuarded<T extends KubeObject>(
      * again. Its preconditions make a stale copy cost one rejected patch and a re-read, never a lost write.
      */
     readonly current?: T;
+    /**
+     * Checks that must hold again whenever the object is read again (a retry after a lost race, or a first
+     * attempt without `current`): what else the write depends on may have changed in the meantime. A
+     * rejection ends the patch before anything is sent.
+     */
+    readonly revalidate?: (signal?: AbortSignal) => Promise<void>;
   } = {},
 ): Promise<GuardedPatchResult<T>> {
   const backoff = options.backoff ?? conflictBackoff;
@@ -66,6 +72,7 @@ export async function patchGuarded<T extends KubeObject>(
   const object = { namespace: at.namespace, name: at.name };
   for (let attempt = 1; ; attempt += 1) {
     options.signal?.throwIfAborted();
+    if (current === undefined) await options.revalidate?.(options.signal);
     const live = current ?? (await client.get<T>(type, object, options.signal));
     current = undefined;
     if (live.metadata.uid !== at.uid) throw objectReplaced(type.kind, at, live.metadata.uid);

@@ -132,6 +132,42 @@ describe('JSON Patch with identity preconditions', () => {
     expect(stale.object.metadata.annotations).toEqual({ first: 'write', second: 'write' });
   });
 
+  it('revalidates before every attempt that reads the object again, and sends nothing once revalidation refuses', async () => {
+    const pod = await createPod(shared.admin, 'ai-workloads', 'revalidated');
+    const at = { namespace: 'ai-workloads', name: 'revalidated', uid: pod.metadata.uid };
+    const interleaving = new InterleavingClient(shared.admin, () =>
+      shared.admin.patch(
+        resourceTypes.pod,
+        { namespace: 'ai-workloads', name: 'revalidated' },
+        { metadata: { labels: { moved: 'on' } } },
+        'application/merge-patch+json',
+      ),
+    );
+    let revalidations = 0;
+    // The caller's own copy is not revalidated; the re-read after the lost race is, and the refusal ends it.
+    const refused = await patchGuarded<KubeObject>(interleaving, resourceTypes.pod, at, (live) => annotationChanges(live.metadata.annotations, { a: 'b' }), {
+      current: pod,
+      revalidate: () => {
+        revalidations += 1;
+        return Promise.reject(new Error('the write no longer holds'));
+      },
+      backoff: { initialMs: 1, maxMs: 1, factor: 1, jitter: 0, attempts: 3 },
+    }).catch((error: unknown) => error);
+    interleaving.close();
+    expect([revalidations, (refused as Error).message]).toEqual([1, 'the write no longer holds']);
+    expect((await shared.admin.get(resourceTypes.pod, { namespace: 'ai-workloads', name: 'revalidated' })).metadata.annotations).toBeUndefined();
+
+    // Without a copy of the caller's, the first read is revalidated too.
+    revalidations = 0;
+    const written = await patchGuarded<KubeObject>(shared.admin, resourceTypes.pod, at, (live) => annotationChanges(live.metadata.annotations, { a: 'b' }), {
+      revalidate: () => {
+        revalidations += 1;
+        return Promise.resolve();
+      },
+    });
+    expect([revalidations, written.changed]).toEqual([1, true]);
+  });
+
   it('escapes "/" in annotation keys and removes only the named keys', async () => {
     const pod = await createPod(shared.admin, 'ai-workloads', 'escaping', { annotations: { keep: 'me', drop: 'me', [annotations.networks]: 'old' } });
     const result = await patchGuarded<KubeObject>(

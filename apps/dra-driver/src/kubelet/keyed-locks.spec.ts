@@ -76,4 +76,19 @@ describe('KeyedLocks', () => {
     await tick();
     expect(locks.busy).toEqual([]);
   });
+
+  it('tells work whether it waited for an earlier holder of its key', async () => {
+    const locks = new KeyedLocks();
+    const first = gate();
+    const a = locks.run('uid-1', async (queued) => {
+      await first.promise;
+      return queued;
+    });
+    const b = locks.run('uid-1', (queued) => Promise.resolve(queued));
+    const other = locks.run('uid-2', (queued) => Promise.resolve(queued));
+    first.open();
+    expect(await Promise.all([a, b, other])).toEqual([false, true, false]);
+    await tick();
+    expect(await locks.run('uid-1', (queued) => Promise.resolve(queued))).toBe(false);
+  });
 });

@@ -8,10 +8,14 @@
 export class KeyedLocks {
   readonly #tails = new Map<string, Promise<unknown>>();
 
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
+  /**
+   * Runs `work` once every earlier holder of `key` settled. `queued` tells it whether it had to wait: what
+   * its caller checked before asking for the lock may have changed meanwhile and must be checked again.
+   */
+  run<T>(key: string, work: (queued: boolean) => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(key);
     // The tail never rejects, so work runs once the previous holder settled either way.
-    const result = previous.then(work);
+    const result = (previous ?? Promise.resolve()).then(() => work(previous !== undefined));
     const tail = result.then(
       () => undefined,
       () => undefined,

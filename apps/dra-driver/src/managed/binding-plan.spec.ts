@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { type BindingPlanInput, type ManagedAllocation, planManagedBindings } from './binding-plan.ts';
+import type { ManagedBinding } from '../checkpoint/checkpoint-record.ts';
 import type { PlannedBinding } from './planned-binding.ts';
 import type { SourceTemplate } from './source-template.ts';
 
@@ -208,6 +209,54 @@ describe('planManagedBindings', () => {
 
   it('keeps unrelated manual selections: the plan is refused only for what conflicts', () => {
     expect(planned(TWO_BY_TWO, { 'k8s.v1.cni.cncf.io/networks': 'ai-workloads/storage-net@storage0' })).toHaveLength(4);
+  });
+
+  describe('with the Pod’s other claims as neighbours', () => {
+    const [a0, a1] = EXPECTED;
+    /** Claim A as its checkpoint holds it: Ready, its shadows created. */
+    const recordedA: ManagedBinding[] = [a0, a1].map((binding, index) => ({
+      ...(binding as PlannedBinding),
+      phase: 'Ready',
+      shadow: { ...(binding as PlannedBinding).shadow, uid: `9e1f0c3a-7b2d-4e5f-8a6b-0c1d2e3f4a5${String(index)}` },
+    }));
+    const neighboursOf = (bindings: typeof recordedA): BindingPlanInput['neighbours'] =>
+      bindings.map((binding) => ({ claim: CLAIM_A, request: 'nics', pool: binding.pool, device: binding.device, ifName: '', recorded: binding }));
+    const planB = (neighbours: BindingPlanInput['neighbours'], annotations?: Record<string, string>) =>
+      planManagedBindings({ ...input(TWO_BY_TWO.slice(2), annotations), neighbours });
+
+    it('plans only the new claim, numbered after a prepared claim as if both were planned together', () => {
+      const plan = planB(neighboursOf(recordedA));
+      expect(plan.ok && plan.value.bindings.map(({ binding }) => binding)).toEqual(EXPECTED.slice(2));
+    });
+
+    it('numbers around a claim not prepared yet from its allocation alone: no template of its is needed', () => {
+      const unprepared = TWO_BY_TWO.slice(0, 2).map(({ claim, request, pool, device }) => ({ claim, request, pool, device, ifName: '' }));
+      const plan = planB(unprepared);
+      expect(plan.ok && plan.value.bindings.map(({ binding }) => binding.interface)).toEqual(['dra2', 'dra3']);
+    });
+
+    it('keeps a prepared claim’s recorded names, whatever the numbering would give it now', () => {
+      const renamed = recordedA.map((binding, index) => ({ ...binding, interface: `rail${String(index)}` }));
+      const plan = planB(neighboursOf(renamed));
+      expect(plan.ok && plan.value.bindings.map(({ binding }) => binding.interface)).toEqual(['dra2', 'dra3']);
+      const colliding = planB(neighboursOf(recordedA.map((binding, index) => ({ ...binding, interface: index === 0 ? 'dra3' : binding.interface }))));
+      expect(!colliding.ok && [colliding.error.code, colliding.error.detail]).toEqual([
+        'DuplicateInterfaceName',
+        'devices worker-a/0000-03-00-1 and worker-a/0000-81-00-2 both get interface dra3',
+      ]);
+    });
+
+    it('refuses a new device on the VF a prepared binding holds, and a manual selection that conflicts with the prepared claim', () => {
+      const samePci = planB(neighboursOf(recordedA.map((binding, index) => ({ ...binding, pciAddress: index === 0 ? '0000:81:00.1' : binding.pciAddress }))));
+      expect(!samePci.ok && samePci.error.code).toBe('ConflictingDeviceRequirements');
+      const manual = planB(neighboursOf(recordedA), { 'k8s.v1.cni.cncf.io/networks': 'rail-a-net' });
+      expect(!manual.ok && manual.error.code).toBe('ManualSelectionConflictsWithManagedTemplate');
+      // A released neighbour no longer holds a selection on the Pod.
+      const released = planB(neighboursOf(recordedA.map((binding) => ({ ...binding, phase: 'Deleting' as const }))), {
+        'k8s.v1.cni.cncf.io/networks': 'rail-a-net',
+      });
+      expect(released.ok).toBe(true);
+    });
   });
 
   describe('refuses before any hardware change', () => {

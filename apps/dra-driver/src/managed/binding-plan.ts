@@ -1,6 +1,7 @@
 import { type AllocatedDevice, assignInterfaceNames, mergeManagedSelections, normalizePciAddress } from '@sriov-dra/cni-render';
 import { type ObjectRef, type Result, fail, ok } from '@sriov-dra/contract';
-import { MANAGED_BINDING_VERSION, managedBindingSchema } from '../checkpoint/checkpoint-record.ts';
+import { MANAGED_BINDING_VERSION, type ManagedBinding, managedBindingSchema } from '../checkpoint/checkpoint-record.ts';
+import { isAttached } from './binding-records.ts';
 import { managedSelectionFor } from './managed-selection.ts';
 import type { PlannedBinding } from './planned-binding.ts';
 import { planShadow } from './shadow-plan.ts';
@@ -27,12 +28,30 @@ export interface ManagedAllocation {
   readonly source: SourceTemplate;
 }
 
+/**
+ * A device of one of the Pod's other claims, which is not planned now but takes its place in the §6.5
+ * numbering: a prepared claim's device with the binding its checkpoint froze (its interface, PCI address
+ * and selection are kept as recorded), or an allocated device of a claim not prepared yet (numbered, and
+ * planned with its own template when the kubelet prepares that claim).
+ */
+export interface NeighbourDevice {
+  readonly claim: ManagedAllocation['claim'];
+  readonly request: string;
+  readonly pool: string;
+  readonly device: string;
+  /** The request's effective VfConfig.ifName; "" leaves the name to the default numbering. Unused when recorded. */
+  readonly ifName: string;
+  readonly recorded?: ManagedBinding;
+}
+
 export interface BindingPlanInput {
   readonly node: { readonly name: string; readonly uid: string };
   /** The verified consuming Pod, with its annotations as last read. */
   readonly pod: { readonly namespace: string; readonly name: string; readonly uid: string; readonly annotations?: Readonly<Record<string, string>> };
-  /** Every managed allocation of every claim of the Pod, in any order. */
+  /** The managed allocations to plan now (the claim being prepared, or several claims together), in any order. */
   readonly allocations: readonly ManagedAllocation[];
+  /** The devices of the Pod's other claims, in any order. */
+  readonly neighbours?: readonly NeighbourDevice[];
   readonly primaryInterface?: string;
 }
 
@@ -52,7 +71,8 @@ export interface BindingPlan {
  */
 const SHADOW_UID_STAND_IN = '00000000-0000-0000-0000-000000000000';
 
-const deviceKey = (allocation: ManagedAllocation): string => `${allocation.claim.uid}\n${allocation.pool}\n${allocation.device}`;
+const deviceKey = (allocation: { readonly claim: { readonly uid: string }; readonly pool: string; readonly device: string }): string =>
+  `${allocation.claim.uid}\n${allocation.pool}\n${allocation.device}`;
 
 function sameSource(a: SourceTemplate, b: SourceTemplate): boolean {
   return a.namespace === b.namespace && a.name === b.name && a.uid === b.uid && a.resourceVersion === b.resourceVersion && a.config === b.config;
@@ -97,52 +117,78 @@ function groupByDevice(input: BindingPlanInput, object: ObjectRef): Result<Map<s
   return ok(devices);
 }
 
+/** A device with the PCI address it is (being) bound to, whether planned now or recorded. */
+interface PciHolder {
+  readonly claim: { readonly name: string };
+  readonly pool: string;
+  readonly device: string;
+  readonly pciAddress: string;
+}
+
 /** Two allocated devices that are one VF are a broken allocation or inventory, never an alias (§6.2). */
-function checkDistinctPci(devices: ReadonlyMap<string, DeviceGroup>, object: ObjectRef): Result<void> {
-  const byPci = new Map<string, ManagedAllocation>();
-  for (const { allocation } of devices.values()) {
-    const pci = normalizePciAddress(allocation.pciAddress);
+function checkDistinctPci(devices: readonly PciHolder[], object: ObjectRef): Result<void> {
+  const byPci = new Map<string, PciHolder>();
+  for (const holder of devices) {
+    const pci = normalizePciAddress(holder.pciAddress);
     if (!pci.ok) return pci;
     const other = byPci.get(pci.value);
     if (other !== undefined) {
       return fail(
         'ConflictingDeviceRequirements',
-        `devices ${other.pool}/${other.device} (claim ${other.claim.name}) and ${allocation.pool}/${allocation.device} (claim ${allocation.claim.name}) are both PCI ${pci.value}`,
+        `devices ${other.pool}/${other.device} (claim ${other.claim.name}) and ${holder.pool}/${holder.device} (claim ${holder.claim.name}) are both PCI ${pci.value}`,
         { object },
       );
     }
-    byPci.set(pci.value, allocation);
+    byPci.set(pci.value, holder);
   }
   return ok(undefined);
 }
 
-/** The §6.5 inputs: each result under each of its claim's aliases, with how many devices its request got. */
-function interfaceRequests(allocations: readonly ManagedAllocation[]): AllocatedDevice[] {
+/** The PCI holders among the neighbours: only a recorded binding has its VF; an unprepared claim's is checked when it is planned. */
+function recordedHolders(neighbours: readonly NeighbourDevice[]): PciHolder[] {
+  const holders = new Map<string, PciHolder>();
+  for (const { claim, recorded } of neighbours) {
+    if (recorded === undefined) continue;
+    holders.set(recorded.attachmentID, { claim, pool: recorded.pool, device: recorded.device, pciAddress: recorded.pciAddress });
+  }
+  return [...holders.values()];
+}
+
+/**
+ * The §6.5 inputs: each result under each of its claim's aliases, with how many devices its request got.
+ * A recorded neighbour keeps the name its checkpoint froze: it is given as that device's own explicit
+ * name, so the numbering places it as before and a new name that collides with it is refused.
+ */
+function interfaceRequests(allocations: readonly (ManagedAllocation | NeighbourDevice)[]): AllocatedDevice[] {
   const devicesPerRequest = new Map<string, Set<string>>();
   for (const allocation of allocations) {
     const key = `${allocation.claim.uid}\n${allocation.request}`;
     devicesPerRequest.set(key, (devicesPerRequest.get(key) ?? new Set()).add(deviceKey(allocation)));
   }
-  return allocations.flatMap((allocation) =>
-    allocation.claim.aliases.map((claimAlias) => ({
+  return allocations.flatMap((allocation) => {
+    const recorded = 'recorded' in allocation ? allocation.recorded : undefined;
+    const explicitName = recorded?.interface ?? (allocation.ifName === '' ? undefined : allocation.ifName);
+    const requestDeviceCount = recorded === undefined ? (devicesPerRequest.get(`${allocation.claim.uid}\n${allocation.request}`)?.size ?? 0) : 1;
+    return allocation.claim.aliases.map((claimAlias) => ({
       claimAlias,
       claimUID: allocation.claim.uid,
       request: allocation.request,
       pool: allocation.pool,
       device: allocation.device,
-      explicitName: allocation.ifName === '' ? undefined : allocation.ifName,
-      requestDeviceCount: devicesPerRequest.get(`${allocation.claim.uid}\n${allocation.request}`)?.size ?? 0,
-    })),
-  );
+      explicitName,
+      requestDeviceCount,
+    }));
+  });
 }
 
 /**
- * The binding plan of a Pod (§8.1 step 1): for every managed device of all its claims together, the
- * attachment identity, the interface name, the rendered configuration, the shadow NAD and the
- * checkpoint record, plus a check that the Pod's selections merge — no manual selection of a managed
- * template, no interface collision, annotations within the size limit. Everything it refuses is
- * refused before any VF is touched, and its output depends on the allocations, not on their order.
- * Pure.
+ * The binding plan of a Pod (§8.1 step 1): for every managed device being planned, the attachment
+ * identity, the interface name, the rendered configuration, the shadow NAD and the checkpoint record,
+ * plus a check that the Pod's selections merge — no manual selection of a managed template, no interface
+ * collision, annotations within the size limit. Interfaces are numbered over all the Pod's claims; a
+ * prepared claim enters with its frozen record (§5.4), never re-read or re-judged, so its health does not
+ * depend on today's templates or policy. Everything it refuses is refused before any VF is touched, and
+ * its output depends on the allocations, not on their order. Pure.
  */
 export function planManagedBindings(input: BindingPlanInput): Result<BindingPlan> {
   const { node, pod } = input;
@@ -150,16 +196,18 @@ export function planManagedBindings(input: BindingPlanInput): Result<BindingPlan
   const grouped = groupByDevice(input, object);
   if (!grouped.ok) return grouped;
   const devices = grouped.value;
-  const assigned = assignInterfaceNames(interfaceRequests(input.allocations), { primaryInterface: input.primaryInterface, object });
+  const neighbours = input.neighbours ?? [];
+  const assigned = assignInterfaceNames(interfaceRequests([...input.allocations, ...neighbours]), { primaryInterface: input.primaryInterface, object });
   if (!assigned.ok) return assigned;
-  const distinct = checkDistinctPci(devices, object);
+  const recorded = recordedHolders(neighbours);
+  const distinct = checkDistinctPci([...[...devices.values()].map(({ allocation }) => allocation), ...recorded], object);
   if (!distinct.ok) return distinct;
 
   const bindings: PlannedDeviceBinding[] = [];
   for (const assignment of assigned.value) {
     const group = devices.get(`${assignment.claimUID}\n${assignment.pool}\n${assignment.device}`);
-    // assignInterfaceNames names exactly the devices it was given.
-    if (group === undefined) throw new Error(`interface assigned to unknown device ${assignment.pool}/${assignment.device}`);
+    // The neighbours were numbered, not planned.
+    if (group === undefined) continue;
     const { allocation } = group;
     const { claim, source } = allocation;
     const shadow = planShadow({
@@ -212,7 +260,14 @@ export function planManagedBindings(input: BindingPlanInput): Result<BindingPlan
     bindings.push({ binding, shadowNad: shadow.value.shadowNad });
   }
 
-  const merged = mergeManagedSelections({ pod, desired: bindings.map(({ binding }) => managedSelectionFor(binding, SHADOW_UID_STAND_IN)) });
+  const prepared = new Map(
+    neighbours.flatMap(({ recorded: binding }) => (binding === undefined || !isAttached(binding) ? [] : [[binding.attachmentID, binding]])),
+  );
+  const desired = [
+    ...[...prepared.values()].map((binding) => managedSelectionFor(binding, binding.shadow.uid === '' ? SHADOW_UID_STAND_IN : binding.shadow.uid)),
+    ...bindings.map(({ binding }) => managedSelectionFor(binding, SHADOW_UID_STAND_IN)),
+  ];
+  const merged = mergeManagedSelections({ pod, desired });
   if (!merged.ok) return merged;
   return ok({ bindings });
 }

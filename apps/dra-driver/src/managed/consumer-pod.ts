@@ -40,23 +40,8 @@ export function verifyConsumerPod(
   node: ConsumerNode | undefined,
   served: ServedNode,
 ): Result<ConsumerPod> {
-  if (pod === undefined) {
-    return fail('ConsumerMismatch', 'the Pod the claim is reserved for does not exist', { object: podObject(reserved) });
-  }
-  if (pod.uid !== reserved.uid) {
-    return fail('ConsumerMismatch', `the Pod has UID ${pod.uid}, the claim is reserved for UID ${reserved.uid}: it was replaced under the same name`, {
-      object: podObject(reserved),
-    });
-  }
-  if (pod.nodeName !== served.name) {
-    return fail(
-      'ConsumerMismatch',
-      `the Pod is ${pod.nodeName === '' ? 'not bound to a node' : `bound to node ${pod.nodeName}`}, this driver serves ${served.name}`,
-      {
-        object: podObject(pod, 'spec.nodeName'),
-      },
-    );
-  }
+  const verified = verifyReservedPod(reserved, pod, served.name);
+  if (!verified.ok) return verified;
   const nodeRemedy = `the Node object ${served.name} was deleted or re-created after this driver started; restart the driver on this node so that it serves the current Node`;
   if (node === undefined) {
     return fail('ConsumerMismatch', 'the Node this driver serves does not exist', { object: { kind: 'Node', name: served.name }, remedy: nodeRemedy });
@@ -66,6 +51,28 @@ export function verifyConsumerPod(
       object: { kind: 'Node', name: served.name, uid: node.uid },
       remedy: nodeRemedy,
     });
+  }
+  return verified;
+}
+
+/** The Pod part of §6.1 step 3: the reserved Pod exists under its UID and is bound to `nodeName`. */
+export function verifyReservedPod(reserved: ReservedPod, pod: ConsumerPod | undefined, nodeName: string): Result<ConsumerPod> {
+  if (pod === undefined) {
+    return fail('ConsumerMismatch', 'the Pod the claim is reserved for does not exist', { object: podObject(reserved) });
+  }
+  if (pod.uid !== reserved.uid) {
+    return fail('ConsumerMismatch', `the Pod has UID ${pod.uid}, the claim is reserved for UID ${reserved.uid}: it was replaced under the same name`, {
+      object: podObject(reserved),
+    });
+  }
+  if (pod.nodeName !== nodeName) {
+    return fail(
+      'ConsumerMismatch',
+      `the Pod is ${pod.nodeName === '' ? 'not bound to a node' : `bound to node ${pod.nodeName}`}, this driver serves ${nodeName}`,
+      {
+        object: podObject(pod, 'spec.nodeName'),
+      },
+    );
   }
   return ok(pod);
 }

@@ -3,6 +3,7 @@ import type { KubeClient, Pod } from '@sriov-dra/k8s';
 import type { ManagedBinding } from '../checkpoint/checkpoint-record.ts';
 import type { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import { isAttached, managedBindingsOf, withPhase, withShadowUIDs } from './binding-records.ts';
+import { verifyClaimStillReserved } from './claim-still-reserved.ts';
 import { type EnsuredShadow, checkRecordedShadow, ensureShadow } from './ensure-shadow.ts';
 import { managedSelectionFor } from './managed-selection.ts';
 import { publishPodSelections } from './pod-selections.ts';
@@ -35,7 +36,8 @@ const byInterface = (a: ManagedBinding, b: ManagedBinding): number => a.interfac
 /**
  * §8.1 steps 3–5 for a recorded claim, and the whole of its repair (§8.3): every attached binding's shadow
  * ensured from the frozen bytes, the observed UIDs persisted, the Pod's selections and registry merged
- * from all the Pod's recorded claims, then Ready. Each step reads the current state first, so a first
+ * from all the Pod's recorded claims (the claim's reservation verified again whenever the Pod is re-read),
+ * then Ready. Each step reads the current state first, so a first
  * prepare, a kubelet retry, a restart and the repair worker all run this same sequence and converge.
  * A failure leaves the record where it was (Pending stays Pending) for the next attempt to go forward.
  */
@@ -89,7 +91,12 @@ export async function runForwardSequence(
     client,
     { namespace: record.pod.namespace, name: record.pod.name, uid: record.pod.uid, nodeName: store.nodeName },
     { desired, releasedClaims: released },
-    { ...(options.current === undefined ? {} : { current: options.current }), ...(options.signal === undefined ? {} : { signal: options.signal }) },
+    {
+      ...(options.current === undefined ? {} : { current: options.current }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      revalidate: (signal) =>
+        verifyClaimStillReserved(client, { namespace: record.claimNamespace, name: record.claimName, uid: claimUID }, record.pod.uid, signal),
+    },
   );
 
   const pending = managedBindingsOf(checkpoint.get(claimUID) ?? record).filter((binding) => binding.phase === 'Pending').length;

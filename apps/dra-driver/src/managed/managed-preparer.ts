@@ -1,5 +1,5 @@
 import { type DeviceAttributeValue, SriovDraError } from '@sriov-dra/contract';
-import { type Pod, readResourceClaim } from '@sriov-dra/k8s';
+import { type Pod, type ResourceClaim, readResourceClaim } from '@sriov-dra/k8s';
 import type { ClaimRecord } from '../checkpoint/checkpoint-record.ts';
 import type { DevicePreparer } from '../device/device-preparer.ts';
 import type { ClaimPreparer, ClaimRef, PreparedDevice } from '../kubelet/claim-preparer.ts';
@@ -9,7 +9,9 @@ import { type BindingStore, type ForwardOutcome, runForwardSequence } from './fo
 import { kubeConsumerReader } from './kube-consumer-reader.ts';
 import { planClaimBindings } from './pod-binding-plan.ts';
 import { type ReleaseOutcome, runReleaseSequence } from './release-sequence.ts';
-import { type ConsumerReader, resolvePodForClaim } from './resolve-pod-for-claim.ts';
+import type { ResolvePurpose } from './consumer-pod.ts';
+import { recheckConsumer } from './consumer-recheck.ts';
+import { type ConsumerReader, type ResolvedConsumer, resolvePodForClaim } from './resolve-pod-for-claim.ts';
 
 export interface ManagedPreparerOptions extends BindingStore {
   readonly node: { readonly name: string; readonly uid: string };
@@ -27,6 +29,15 @@ export interface ManagedPreparerOptions extends BindingStore {
   readonly onPrepared?: (ref: ClaimRef, outcome: ForwardOutcome) => void;
   readonly onReleased?: (ref: ClaimRef, outcome: ReleaseOutcome) => void;
   readonly onFailure?: (operation: 'prepare' | 'unprepare', ref: ClaimRef, error: unknown) => void;
+}
+
+/** What a prepare verified about its claim, with the order of the reads it came from. */
+interface Resolution {
+  readonly claim: ResourceClaim;
+  readonly consumer: ResolvedConsumer;
+  readonly eligible: ReadonlyMap<string, { readonly attributes: Readonly<Record<string, DeviceAttributeValue>> }>;
+  /** Sequence number of the reads: a Pod this preparer wrote later is newer than the Pod read here. */
+  readonly resolvedAt: number;
 }
 
 function releaseInProgress(ref: ClaimRef, record: ClaimRecord): SriovDraError {
@@ -92,6 +103,44 @@ export class ManagedPreparer implements ClaimPreparer {
     const options = this.#options;
     const recorded = options.checkpoint.get(ref.uid);
     if (recorded !== undefined && isReleasing(recorded)) throw releaseInProgress(ref, recorded);
+    const before = await this.#resolve(ref, recorded, signal);
+    const podUID = before.consumer.pod.uid;
+    return this.#podLocks.run(podUID, async (queued) => {
+      const current = options.checkpoint.get(ref.uid);
+      if (current !== undefined && isReleasing(current)) throw releaseInProgress(ref, current);
+      // While this call waited for another claim of the Pod, the claim may have been handed to another
+      // consumer or the Pod started terminating: what was verified before the lock is verified again, on
+      // the claim read now and the Pod as read now or as the lock's holder just wrote it.
+      const { consumer, eligible, resolvedAt } = before;
+      const claim = queued ? await this.#recheck(ref, before, current === undefined ? 'prepare' : 'retry', signal) : before.claim;
+      const bindings =
+        current === undefined
+          ? await planClaimBindings(consumer, ref.uid, claim, {
+              client: options.client,
+              node: options.node,
+              driverName: options.driverName,
+              eligible,
+              pciOf: (device) => options.pciOf(device),
+              recorded: (uid) => {
+                const record = options.checkpoint.get(uid);
+                return record === undefined || record.pod.uid !== podUID ? undefined : managedBindingsOf(record);
+              },
+              signal,
+            })
+          : new Map();
+      const prepared = await options.devices.prepare(ref, signal, { claim, bindings });
+      const written = this.#writtenPods.get(podUID);
+      const newest = written !== undefined && written.sequence > resolvedAt ? written.pod : consumer.livePod;
+      const outcome = await runForwardSequence(options, ref.uid, { current: newest, signal });
+      this.#writtenPods.set(podUID, { pod: outcome.pod, sequence: ++this.#sequence });
+      options.onPrepared?.(ref, outcome);
+      return prepared;
+    });
+  }
+
+  /** The claim read live and its consumer resolved and verified (§6.1): a first prepare, or a retry of the recorded claim. */
+  async #resolve(ref: ClaimRef, recorded: ClaimRecord | undefined, signal: AbortSignal): Promise<Resolution> {
+    const options = this.#options;
     const claim = await readResourceClaim(options.client, ref.namespace, ref.name, signal);
     if (claim.metadata.uid !== ref.uid) {
       throw new SriovDraError('ObjectReplaced', `the kubelet asked for UID ${ref.uid}, the API server has UID ${claim.metadata.uid}`, {
@@ -111,28 +160,18 @@ export class ManagedPreparer implements ClaimPreparer {
       purpose: recorded === undefined ? 'prepare' : 'retry',
       signal,
     });
-    return this.#podLocks.run(consumer.pod.uid, async () => {
-      const current = options.checkpoint.get(ref.uid);
-      if (current !== undefined && isReleasing(current)) throw releaseInProgress(ref, current);
-      const bindings =
-        current === undefined
-          ? await planClaimBindings(consumer, ref.uid, claim, {
-              client: options.client,
-              node: options.node,
-              driverName: options.driverName,
-              eligible,
-              pciOf: (device) => options.pciOf(device),
-              signal,
-            })
-          : new Map();
-      const prepared = await options.devices.prepare(ref, signal, { claim, bindings });
-      const written = this.#writtenPods.get(consumer.pod.uid);
-      const newest = written !== undefined && written.sequence > resolvedAt ? written.pod : consumer.livePod;
-      const outcome = await runForwardSequence(options, ref.uid, { current: newest, signal });
-      this.#writtenPods.set(consumer.pod.uid, { pod: outcome.pod, sequence: ++this.#sequence });
-      options.onPrepared?.(ref, outcome);
-      return prepared;
-    });
+    return { claim, consumer, eligible, resolvedAt };
+  }
+
+  /** The claim read again after waiting for the Pod's lock, and its consumer verified again on it (recheckConsumer). */
+  async #recheck(ref: ClaimRef, before: Resolution, purpose: ResolvePurpose, signal: AbortSignal): Promise<ResourceClaim> {
+    const { pod } = before.consumer;
+    const claim = await readResourceClaim(this.#options.client, ref.namespace, ref.name, signal);
+    const written = this.#writtenPods.get(pod.uid);
+    const livePod = written !== undefined && written.sequence > before.resolvedAt ? written.pod : await this.#reader.pod(pod.namespace, pod.name, signal);
+    const verdict = recheckConsumer(claim, livePod, { claimUID: ref.uid, podUID: pod.uid, nodeName: this.#options.node.name }, purpose);
+    if (!verdict.ok) throw verdict.error;
+    return claim;
   }
 
   async #unprepare(ref: ClaimRef, signal: AbortSignal): Promise<void> {

@@ -25,14 +25,19 @@ export interface PodSelectionsWrite {
  * desired attachment of every checkpointed claim of this Pod, released claims' own entries removed,
  * other writers' entries and order kept (mergeManagedSelections). The JSON Patch tests the Pod's UID
  * and resourceVersion, so a concurrent writer costs a re-read and a recomputation, never a lost entry;
- * the Pod's node is checked on every attempt. Refusals (a selection conflict, the annotation size
+ * the Pod's node is checked on every attempt, and `revalidate` on every re-read. Refusals (a selection conflict, the annotation size
  * limit) are typed and write nothing.
  */
 export async function publishPodSelections(
   client: KubeClient,
   target: SelectionTarget,
   selections: { readonly desired: readonly ManagedSelection[]; readonly releasedClaims?: readonly string[] },
-  options: { readonly current?: Pod; readonly signal?: AbortSignal } = {},
+  options: {
+    readonly current?: Pod;
+    readonly signal?: AbortSignal;
+    /** Verified again before every attempt that reads the Pod again (the reservation, §8.1 step 4). */
+    readonly revalidate?: (signal?: AbortSignal) => Promise<void>;
+  } = {},
 ): Promise<PodSelectionsWrite> {
   const object = { kind: 'Pod', namespace: target.namespace, name: target.name, uid: target.uid };
   const result = await patchGuarded<Pod & { metadata: { name: string; uid: string; resourceVersion: string } }>(
@@ -58,7 +63,11 @@ export async function publishPodSelections(
         [annotations.managedNetworks]: merged.value.registry,
       });
     },
-    { signal: options.signal, ...(options.current === undefined ? {} : { current: options.current }) },
+    {
+      signal: options.signal,
+      ...(options.current === undefined ? {} : { current: options.current }),
+      ...(options.revalidate === undefined ? {} : { revalidate: options.revalidate }),
+    },
   );
   return { written: result.changed, attempts: result.attempts, pod: result.object };
 }

@@ -283,11 +283,23 @@ export class RepairWorker {
     const { store, logger } = this.#options;
     for (const record of repairable) {
       try {
-        const outcome = await this.#locked(record, async () => {
+        const outcome = await this.#locked(record, async (queued) => {
           const current = store.checkpoint.get(record.claimUID);
           // The kubelet released or re-prepared the claim while this pass waited for its locks.
           if (current === undefined || isReleasing(current) || !managedBindingsOf(current).some(isAttached)) return undefined;
-          return runForwardSequence(store, record.claimUID, { current: pod, signal: AbortSignal.timeout(this.#options.intervalMs) });
+          let live = pod;
+          if (queued) {
+            // A kubelet call held the claim or the Pod meanwhile: the Pod may have started terminating or the
+            // claim moved to another consumer since this pass read them, so both are read again before any write.
+            const observed = await this.#observe(current);
+            const stop = repairStop(current, { ...observed, nodeUnchanged: true }, { nodeName: this.#options.node.name, driverName: this.#options.driverName });
+            if (stop !== undefined || observed.pod === undefined) {
+              count(result.stopped, stop ?? 'PodGone');
+              return undefined;
+            }
+            live = observed.pod;
+          }
+          return runForwardSequence(store, record.claimUID, { current: live, signal: AbortSignal.timeout(this.#options.intervalMs) });
         });
         if (outcome !== undefined) result.repaired += 1;
       } catch (error) {
@@ -297,8 +309,19 @@ export class RepairWorker {
     }
   }
 
-  #locked<T>(record: ClaimRecord, work: () => Promise<T>): Promise<T> {
-    return this.#options.claimLocks.run(record.claimUID, () => this.#options.podLocks.run(record.pod.uid, work));
+  /** The claim's Pod and the claim itself, read live. */
+  async #observe(record: ClaimRecord): Promise<{ pod: Pod | undefined; claim: ResourceClaim | undefined }> {
+    const { client } = this.#options.store;
+    const pod = await readIfExists(client, resourceTypes.pod, { namespace: record.pod.namespace, name: record.pod.name }, podSchema);
+    const claim = await readIfExists(client, resourceTypes.resourceClaim, { namespace: record.claimNamespace, name: record.claimName }, resourceClaimSchema);
+    return { pod, claim };
+  }
+
+  /** Runs `work` under the claim's lock and then its Pod's; `queued` when either had to be waited for. */
+  #locked<T>(record: ClaimRecord, work: (queued: boolean) => Promise<T>): Promise<T> {
+    return this.#options.claimLocks.run(record.claimUID, (claimQueued) =>
+      this.#options.podLocks.run(record.pod.uid, (podQueued) => work(claimQueued || podQueued)),
+    );
   }
 }
 

@@ -67,6 +67,8 @@ export interface OpenOptions {
   readonly nodeUID?: string;
   /** Each device's published attributes, replacing the source reference altogether; undefined: not published. */
   readonly attributesOf?: (device: string) => Readonly<Record<string, DeviceAttributeValue>> | undefined;
+  /** The Pod locks the preparer and repair worker share, for a test to hold one while a call waits for it. */
+  readonly podLocks?: KeyedLocks;
 }
 
 export const INJECTED_WRITE_FAILURE = 'injected checkpoint write failure';
@@ -205,7 +207,7 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
     });
     const sourceOf = options.sourceOf ?? (() => 'rail-a');
     const attributesOf = options.attributesOf ?? ((device: string) => ({ [NAD_NAME_ATTRIBUTE]: { string: sourceOf(device) } }));
-    const podLocks = new KeyedLocks();
+    const podLocks = options.podLocks ?? new KeyedLocks();
     const repair = new RepairWorker({
       store: { client, checkpoint, nodeName: NODE },
       host: devices,
@@ -380,6 +382,20 @@ export class ActingClient extends KubeClient {
   }
 }
 
+/** Locks that count the calls made to them, so a test knows when the driver is waiting for a lock the test holds. */
+export class WatchedLocks extends KeyedLocks {
+  readonly #waiters: { readonly calls: number; readonly resolve: () => void }[] = [];
+  calls = 0;
+  override run<T>(key: string, work: (queued: boolean) => Promise<T>): Promise<T> {
+    this.calls += 1;
+    for (const waiter of this.#waiters.filter((entry) => entry.calls <= this.calls)) waiter.resolve();
+    return super.run(key, work);
+  }
+  reached(calls: number): Promise<void> {
+    return calls <= this.calls ? Promise.resolve() : new Promise((resolve) => this.#waiters.push({ calls, resolve }));
+  }
+}
+
 /** A source template in the workloads namespace. */
 export function createSource(admin: KubeClient, name: string, subnet: string): Promise<KubeObject> {
   return admin.create(
@@ -409,6 +425,8 @@ export async function createWorkload(
   podAnnotations: Readonly<Record<string, string>> = {},
   /** status.allocation.devices.config of every claim: the opaque VfConfigs the scheduler copied from the classes and claim. */
   allocationConfig: readonly Record<string, unknown>[] = [],
+  /** More of the Pod's spec (hostNetwork, …). */
+  podSpec: Readonly<Record<string, unknown>> = {},
 ): Promise<Workload> {
   const pod = await admin.create(
     resourceTypes.pod,
@@ -417,6 +435,7 @@ export async function createWorkload(
       kind: 'Pod',
       metadata: { name: podName, namespace: NS, annotations: podAnnotations },
       spec: {
+        ...podSpec,
         nodeName: NODE,
         resourceClaims: Object.keys(claims).map((name) => ({ name, resourceClaimName: name })),
         containers: [{ name: 'app', image: 'registry.invalid/app:1', resources: { claims: Object.keys(claims).map((name) => ({ name })) } }],

@@ -4,15 +4,18 @@
 // directory, as a restarted driver would be.
 import { describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, isSriovDraError } from '@sriov-dra/contract';
-import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type ApiRequest, type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { createRoleBinding, waitFor } from '@sriov-dra/k8s/testing';
 import { sriovDra } from '../admin/run-sriov-dra.ts';
 import {
+  ActingClient,
   DEVICES,
   DRIVER_USER,
   type ManagedNode,
+  NAD_NAME_ATTRIBUTE,
   NS,
   VFS,
+  WatchedLocks,
   createSource,
   createWorkload,
   listShadows,
@@ -34,8 +37,23 @@ useManagedNode((started) => {
 
 jest.setTimeout(60_000);
 
+/** A Pod that started terminating and stays so: a finalizer holds it, as a controller's would. */
+async function startTerminating(name: string): Promise<void> {
+  await admin.patch(resourceTypes.pod, { namespace: NS, name }, { metadata: { finalizers: ['example.com/hold'] } }, contentTypes.mergePatch);
+  await admin.delete(resourceTypes.pod, { namespace: NS, name }, { gracePeriodSeconds: 0 });
+}
+
+async function releaseTerminating(name: string): Promise<void> {
+  await admin.patch(resourceTypes.pod, { namespace: NS, name }, { metadata: { finalizers: null } }, contentTypes.mergePatch);
+  await podGone(name);
+}
+
 async function deletePod(name: string): Promise<void> {
   await admin.delete(resourceTypes.pod, { namespace: NS, name }, { gracePeriodSeconds: 0 });
+  await podGone(name);
+}
+
+async function podGone(name: string): Promise<void> {
   await waitFor(
     `Pod ${name} to be gone`,
     async () => {
@@ -119,8 +137,9 @@ describe('managed prepare and unprepare', () => {
       'get resourceclaims': 1,
       'patch pods': 1,
     });
-    // Two claims of one Pod at once, as one kubelet call carries them: the second writes against the Pod
-    // the first one wrote, not against its own older read.
+    // Two claims of one Pod at once, as one kubelet call carries them: the second waits for the Pod's
+    // lock, then reads its claim again (is it still reserved for this Pod?) and checks the Pod as the
+    // first one wrote it, and writes against that Pod, not against its own older read.
     expect(
       await host.driverRequests(() => Promise.all([preparer.prepare(pair.ref('counted-1-a'), signal), preparer.prepare(pair.ref('counted-1-b'), signal)])),
     ).toEqual({
@@ -128,7 +147,7 @@ describe('managed prepare and unprepare', () => {
       'get network-attachment-definitions': 2,
       'get nodes': 2,
       'get pods': 2,
-      'get resourceclaims': 4,
+      'get resourceclaims': 5,
       'patch pods': 2,
     });
     for (const ref of [single.ref('counted-0-nics'), pair.ref('counted-1-a'), pair.ref('counted-1-b')]) await preparer.unprepare(ref, signal);
@@ -332,5 +351,91 @@ describe('managed prepare and unprepare', () => {
     expect((await host.records()).map((record) => record.pod.uid)).toEqual([second.pod.metadata.uid]);
     await (await host.open()).unprepare(second.ref('handover'), signal);
     await deletePod('trainer-5');
+  });
+
+  it('prepares a Pod’s new claim from its prepared claim’s record, although that claim’s template is gone and its VF withdrawn', async () => {
+    await createSource(admin, 'rail-y', '203.0.113.0/24');
+    const workload = await createWorkload(admin, 'trainer-7', { 'trainer-7-b': [DEVICES[6] ?? ''], 'trainer-7-a': [DEVICES[7] ?? ''] });
+    await (await host.open({ sourceOf: (device) => (device === DEVICES[6] ? 'rail-y' : 'rail-a') })).prepare(workload.ref('trainer-7-b'), signal);
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: 'rail-y' });
+    const withdrawn = await host.open({ attributesOf: (device) => (device === DEVICES[6] ? undefined : { [NAD_NAME_ATTRIBUTE]: { string: 'rail-a' } }) });
+    await withdrawn.prepare(workload.ref('trainer-7-a'), signal);
+
+    const bindings = (await host.records()).flatMap((record) =>
+      record.devices.map((device) => [record.claimName, device.managedBinding?.interface, device.managedBinding?.source.name, device.managedBinding?.phase]),
+    );
+    expect(bindings.sort()).toEqual([
+      ['trainer-7-a', 'dra0', 'rail-a', 'Ready'],
+      ['trainer-7-b', 'dra1', 'rail-y', 'Ready'],
+    ]);
+    expect(((await podSelections(admin, 'trainer-7')).networks as { interface: string }[]).map((entry) => entry.interface)).toEqual(['dra1', 'dra0']);
+    for (const claim of ['trainer-7-a', 'trainer-7-b']) await withdrawn.unprepare(workload.ref(claim), signal);
+    expect(await listShadows(admin)).toEqual(new Map());
+    await deletePod('trainer-7');
+  });
+
+  it.each([
+    ['terminating', {}],
+    ['hostNetwork', { hostNetwork: true }],
+  ] as const)('refuses a first prepare for a %s Pod and changes nothing', async (kind, podSpec) => {
+    const name = `ineligible-${kind.toLowerCase()}`;
+    const workload = await createWorkload(admin, name, { [name]: [DEVICES[0] ?? ''] }, {}, [], podSpec);
+    if (kind === 'terminating') await startTerminating(name);
+    const before = await host.state(name);
+    const refused = await (await host.open()).prepare(workload.ref(name), signal).catch((error: unknown) => error);
+    expect(isSriovDraError(refused) && [refused.code, refused.object?.field]).toEqual([
+      'PodNotEligible',
+      kind === 'terminating' ? 'metadata.deletionTimestamp' : 'spec.hostNetwork',
+    ]);
+    expect(await host.state(name)).toEqual(before);
+    expect(before.bindings).toEqual([]);
+    if (kind === 'terminating') await releaseTerminating(name);
+    else await deletePod(name);
+  });
+
+  it('verifies the Pod again when the prepare had to wait for its lock: a Pod that started terminating meanwhile gets nothing', async () => {
+    const workload = await createWorkload(admin, 'waiting-0', { 'waiting-0-a': [DEVICES[1] ?? ''] });
+    const locks = new WatchedLocks();
+    let release!: () => void;
+    const held = locks.run(workload.pod.metadata.uid, () => new Promise<void>((resolve) => (release = resolve)));
+    const before = await host.state('waiting-0');
+    const prepared = (await host.open({ podLocks: locks })).prepare(workload.ref('waiting-0-a'), signal).catch((error: unknown) => error);
+    await locks.reached(2);
+    await startTerminating('waiting-0');
+    release();
+    await held;
+    const refused = await prepared;
+    expect(isSriovDraError(refused) && refused.code).toBe('PodNotEligible');
+    expect(await listShadows(admin)).toEqual(new Map());
+    expect(await host.state('waiting-0')).toEqual(before);
+    await releaseTerminating('waiting-0');
+  });
+
+  it('verifies the reservation again when the Pod write is retried: a claim released meanwhile is not written to the Pod', async () => {
+    const workload = await createWorkload(admin, 'moving-0', { 'moving-0-a': [DEVICES[2] ?? ''] });
+    const podPatch = (request: ApiRequest): boolean => request.method === 'PATCH' && request.path.endsWith('/pods/moving-0');
+    const raced = new ActingClient(host, podPatch, async () => {
+      // The claim's allocation and reservation dropped together, as the resourceclaim controller drops them
+      // (a reservation moved to another Pod would be put back by that controller for this bound Pod).
+      await admin.patch(
+        resourceTypes.resourceClaim,
+        { namespace: NS, name: 'moving-0-a', subresource: 'status' },
+        { status: { allocation: null, reservedFor: null } },
+        contentTypes.mergePatch,
+      );
+      // Another writer of the Pod: the driver's resourceVersion test fails and it reads the Pod again.
+      await admin.patch(resourceTypes.pod, { namespace: NS, name: 'moving-0' }, { metadata: { labels: { touched: 'yes' } } }, contentTypes.mergePatch);
+    });
+    const refused = await (await host.open({ client: raced })).prepare(workload.ref('moving-0-a'), signal).catch((error: unknown) => error);
+    raced.close();
+    expect(raced.acted).toBe(true);
+    expect(isSriovDraError(refused) && [refused.code, refused.object?.field]).toEqual(['InvalidApiObject', 'status.allocation']);
+    const selections = await podSelections(admin, 'moving-0');
+    expect([selections.networks, selections.registry]).toEqual([undefined, undefined]);
+    // The binding stays Pending for the kubelet's release.
+    expect((await host.records()).flatMap((record) => record.devices.map((device) => device.managedBinding?.phase))).toEqual(['Pending']);
+    await (await host.open()).unprepare(workload.ref('moving-0-a'), signal);
+    expect(await listShadows(admin)).toEqual(new Map());
+    await deletePod('moving-0');
   });
 });

@@ -93,6 +93,7 @@ beforeAll(async () => {
       ['0000-3b-00-3', { attributes }],
     ]),
     pciOf: (device) => ({ '0000-3b-00-2': '0000:3b:00.2', '0000-3b-00-3': '0000:3b:00.3' })[device],
+    recorded: () => undefined,
   };
 }, 120_000);
 
@@ -116,10 +117,56 @@ describe('planClaimBindings', () => {
     expect(a.get('0000-3b-00-2')?.renderedConfig).toContain('"deviceID":"0000:3b:00.2"');
   }, 30_000);
 
-  it('refuses a device that is no longer published before anything is planned', async () => {
+  it('refuses a device that is no longer published before anything is planned, and only for its own claim', async () => {
     const withdrawn = { ...context, eligible: new Map([['0000-3b-00-2', { attributes: { [NAD_NAME]: { string: 'rail-a' } } }]]) };
-    await expect(planClaimBindings(consumer, claims.get('nics-a')?.metadata.uid ?? '', claims.get('nics-a'), withdrawn)).rejects.toMatchObject({
+    await expect(planClaimBindings(consumer, claims.get('nics-b')?.metadata.uid ?? '', claims.get('nics-b'), withdrawn)).rejects.toMatchObject({
       code: 'DeviceNotEligible',
+    });
+    // nics-b's device is judged when nics-b is prepared, not held against its sibling.
+    const a = await planClaimBindings(consumer, claims.get('nics-a')?.metadata.uid ?? '', claims.get('nics-a'), withdrawn);
+    expect([...a.values()].map((binding) => binding.interface)).toEqual(['dra0']);
+  }, 30_000);
+
+  it('takes a prepared claim from its record: its interface kept, its template and publication never judged again', async () => {
+    const b = await planClaimBindings(consumer, claims.get('nics-b')?.metadata.uid ?? '', claims.get('nics-b'), context);
+    const recordedB = [...b.values()].map((binding) => ({ ...binding, phase: 'Ready' as const, shadow: { ...binding.shadow, uid: '' } }));
+    // B as a checkpoint froze it, under a name today's numbering would not give it; then B's device is
+    // withdrawn from the publication and the only template is deleted: A's own template is recreated.
+    const frozen = recordedB.map((binding) => ({ ...binding, interface: 'dra7' }));
+    await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: 'rail-a' });
+    const withdrawn: PodPlanContext = {
+      ...context,
+      eligible: new Map([['0000-3b-00-2', { attributes: { [NAD_NAME]: { string: 'rail-a-2' } } }]]),
+      recorded: (uid) => (uid === claims.get('nics-b')?.metadata.uid ? frozen : undefined),
+    };
+    await admin.create(
+      resourceTypes.networkAttachmentDefinition,
+      {
+        apiVersion: 'k8s.cni.cncf.io/v1',
+        kind: 'NetworkAttachmentDefinition',
+        metadata: { name: 'rail-a-2', namespace: NS },
+        spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}' },
+      },
+      { namespace: NS },
+    );
+    const a = await planClaimBindings(consumer, claims.get('nics-a')?.metadata.uid ?? '', claims.get('nics-a'), withdrawn);
+    expect([...a.values()].map((binding) => [binding.device, binding.interface, binding.source.name])).toEqual([['0000-3b-00-2', 'dra0', 'rail-a-2']]);
+
+    // A recorded name that today's numbering gives the new claim is a collision, refused before anything is planned.
+    const colliding: PodPlanContext = {
+      ...withdrawn,
+      recorded: (uid) => (uid === claims.get('nics-b')?.metadata.uid ? recordedB.map((binding) => ({ ...binding, interface: 'dra0' })) : undefined),
+    };
+    await expect(planClaimBindings(consumer, claims.get('nics-a')?.metadata.uid ?? '', claims.get('nics-a'), colliding)).rejects.toMatchObject({
+      code: 'DuplicateInterfaceName',
+    });
+    // And a recorded binding holding the same VF is a conflict, whatever the claims' device names say.
+    const samePci: PodPlanContext = {
+      ...withdrawn,
+      recorded: (uid) => (uid === claims.get('nics-b')?.metadata.uid ? frozen.map((binding) => ({ ...binding, pciAddress: '0000:3b:00.2' })) : undefined),
+    };
+    await expect(planClaimBindings(consumer, claims.get('nics-a')?.metadata.uid ?? '', claims.get('nics-a'), samePci)).rejects.toMatchObject({
+      code: 'ConflictingDeviceRequirements',
     });
   }, 30_000);
 });

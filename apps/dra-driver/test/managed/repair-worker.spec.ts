@@ -17,6 +17,7 @@ import {
   type ManagedNode,
   NS,
   type NodeState,
+  WatchedLocks,
   createSource,
   createWorkload,
   podSelections,
@@ -82,6 +83,31 @@ describe('repair worker', () => {
     expect(requests).toEqual({ 'get nodes': 1, 'get pods': 1, 'get resourceclaims': 2, 'list network-attachment-definitions': 1 });
     expect((await podSelections(admin, name)).networks).toHaveLength(2);
     await release(refs);
+  });
+
+  it('reads the Pod and claim again when a kubelet call held the Pod meanwhile: a Pod that started terminating gets nothing back', async () => {
+    const { name, refs } = await prepared();
+    const pod = await admin.get(resourceTypes.pod, { namespace: NS, name });
+    // Forward work for the pass: the Pod's selections are gone.
+    await admin.patch(
+      resourceTypes.pod,
+      { namespace: NS, name },
+      { metadata: { annotations: { [annotations.networks]: null, [annotations.managedNetworks]: null } } },
+      contentTypes.mergePatch,
+    );
+    const locks = new WatchedLocks();
+    let unlock!: () => void;
+    const held = locks.run(pod.metadata.uid, () => new Promise<void>((resolve) => (unlock = resolve)));
+    const pass = (await host.repairWorker({ podLocks: locks })).pass();
+    await locks.reached(2);
+    await admin.patch(resourceTypes.pod, { namespace: NS, name }, { metadata: { finalizers: ['example.com/hold'] } }, contentTypes.mergePatch);
+    await admin.delete(resourceTypes.pod, { namespace: NS, name }, { gracePeriodSeconds: 0 });
+    unlock();
+    await held;
+    expect(summary(await pass)).toMatchObject({ repaired: 0, stopped: { PodTerminating: 1 }, failed: {} });
+    expect((await podSelections(admin, name)).networks).toBeUndefined();
+    await release(refs);
+    await admin.patch(resourceTypes.pod, { namespace: NS, name }, { metadata: { finalizers: null } }, contentTypes.mergePatch);
   });
 
   it('puts back removed selections and a stripped finalizer from the record alone', async () => {

@@ -4,8 +4,7 @@
 // reconciler. A node's SriovResourcePolicy thus holds 200 configs. No generated object exists yet.
 import pino from 'pino';
 import { KubeClient, resourceTypes } from '@sriov-dra/k8s';
-import { DEFAULT_KUBE_API_BURST, DEFAULT_KUBE_API_QPS } from '../src/cli/run-flags.ts';
-import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { OPERATOR_CHART_DIR, type ControlPlane, createNamespace, installCrds, renderChartTemplate, startControlPlane } from '@sriov-dra/k8s/testing';
 import type { NodePolicyReconcilerOptions } from '../src/dra/node-policy-reconciler.ts';
 import { reconcileSriovNetwork } from '../src/network/sriov-network-reconciler.ts';
 import { type InventoryInterface, draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../test/cluster-objects.ts';
@@ -20,7 +19,24 @@ export const OPERATOR_USER = 'bench-operator';
 
 export interface BenchCluster {
   readonly cp: ControlPlane;
-  readonly options: NodePolicyReconcilerOptions;
+  /** The reconciler's options but its caches, with a client held to the chart's default request budget. */
+  readonly options: Omit<NodePolicyReconcilerOptions, 'informers' | 'nodeProblems'>;
+  /** That budget, as the chart's Deployment passes it to the operator. */
+  readonly qps: number;
+  readonly burst: number;
+}
+
+/** KUBE_API_QPS and KUBE_API_BURST of the operator's Deployment as the chart renders it with its default values. */
+function chartRequestBudget(): { qps: number; burst: number } {
+  const [deployment] = renderChartTemplate(OPERATOR_CHART_DIR, 'deployment.yaml', { namespace: OPERATOR_NS });
+  const env = (deployment as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } } }).spec.template.spec.containers[0]
+    ?.env;
+  const value = (name: string): number => {
+    const found = Number(env?.find((entry) => entry.name === name)?.value);
+    if (!Number.isFinite(found)) throw new Error(`the chart's operator Deployment sets no numeric ${name}`);
+    return found;
+  };
+  return { qps: value('KUBE_API_QPS'), burst: value('KUBE_API_BURST') };
 }
 
 /** Runs `tasks` with at most `limit` in flight (setup only: thousands of objects). */
@@ -82,7 +98,8 @@ export async function startBenchCluster(): Promise<BenchCluster> {
       );
     }),
   );
-  // The operator's own request budget, not the test clients' generous one.
-  const client = KubeClient.fromConfig(cp.clientFor(OPERATOR_USER, ['system:masters']).config, { qps: DEFAULT_KUBE_API_QPS, burst: DEFAULT_KUBE_API_BURST });
-  return { cp, options: { ...common, client, draEnabled: true } };
+  // The operator's request budget as the chart deploys it, not the test clients' generous one.
+  const { qps, burst } = chartRequestBudget();
+  const client = KubeClient.fromConfig(cp.clientFor(OPERATOR_USER, ['system:masters']).config, { qps, burst });
+  return { cp, options: { ...common, client, draEnabled: true }, qps, burst };
 }

@@ -19,6 +19,10 @@ export interface OperatorInformers {
   readonly policies: SharedInformer<KubeObject>;
   readonly nodes: SharedInformer<KubeObject>;
   readonly nodeStates: SharedInformer<KubeObject>;
+  /** What the node-policy controller generated and must compare against: DeviceAttributes of the operator namespace. */
+  readonly deviceAttributes: SharedInformer<KubeObject>;
+  /** And the per-node SriovResourcePolicies of the operator namespace. */
+  readonly resourcePolicies: SharedInformer<KubeObject>;
   /** Runs every informer until `signal` aborts. */
   start(signal: AbortSignal): Promise<void>;
 }
@@ -69,9 +73,9 @@ class FanOutInformer<T extends KubeObject> implements SharedInformer<T> {
 }
 
 /**
- * The informers both controllers wake from. Shared, because NADs (every Pod's shadow included) and
- * SriovNetworks were otherwise cached once per controller. Each one's periodic resync replays its store to
- * every subscriber: missed-event recovery for all of them at once.
+ * The informers both controllers wake from and the node-policy controller reconciles from. Shared, because
+ * NADs (every Pod's shadow included) and SriovNetworks were otherwise cached once per controller. Each one's
+ * periodic resync replays its store to every subscriber: missed-event recovery for all of them at once.
  */
 export function createOperatorInformers(
   client: KubeClient,
@@ -86,7 +90,9 @@ export function createOperatorInformers(
   const policies = new FanOutInformer<KubeObject>(client, resourceTypes.sriovNetworkNodePolicy, { ...namespaced, resyncMs }, logger);
   const nodes = new FanOutInformer<KubeObject>(client, resourceTypes.node, { resyncMs: 0 }, logger);
   const nodeStates = new FanOutInformer<KubeObject>(client, resourceTypes.sriovNetworkNodeState, { ...namespaced, resyncMs: 0 }, logger);
-  const all = [sriovNetworks, nads, namespaces, policies, nodes, nodeStates];
+  const deviceAttributes = new FanOutInformer<KubeObject>(client, resourceTypes.deviceAttributes, { ...namespaced, resyncMs: 0 }, logger);
+  const resourcePolicies = new FanOutInformer<KubeObject>(client, resourceTypes.sriovResourcePolicy, { ...namespaced, resyncMs: 0 }, logger);
+  const all = [sriovNetworks, nads, namespaces, policies, nodes, nodeStates, deviceAttributes, resourcePolicies];
   return {
     sriovNetworks,
     nads,
@@ -94,6 +100,8 @@ export function createOperatorInformers(
     policies,
     nodes,
     nodeStates,
+    deviceAttributes,
+    resourcePolicies,
     async start(signal) {
       await Promise.allSettled(all.map((shared) => shared.informer.run(signal)));
     },

@@ -1,19 +1,29 @@
 import type { KubeObject } from '@sriov-dra/k8s';
 import { WorkQueue } from '@sriov-dra/k8s';
 import { type ControllerLoop, startControllerLoop } from '../controller/controller-loop.ts';
-import type { OperatorInformers, SharedInformer } from '../controller/shared-informers.ts';
+import type { SharedInformer } from '../controller/shared-informers.ts';
 import { renderSourceNad } from '../render/source-nad.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { referenceKey, referencedSriovNetworks } from './dra-plan.ts';
 import type { NodePolicy } from './node-policy.ts';
-import { type NodePolicyReconcileSummary, type NodePolicyReconcilerOptions, reconcileNodePolicies } from './node-policy-reconciler.ts';
+import { readNodeInventory } from './node-inventory.ts';
+import {
+  type NodePolicyInformers,
+  type NodePolicyReconcileSummary,
+  type NodePolicyReconcilerOptions,
+  reconcileNodePolicies,
+} from './node-policy-reconciler.ts';
+import { NodeProblemReports } from './node-problem-reports.ts';
 
 /** The whole inventory is one plan, so every trigger queues the same key. */
 const INVENTORY_KEY = 'inventory';
 
-export interface NodePolicyControllerOptions extends NodePolicyReconcilerOptions {
-  /** The process's shared watches; the policies' resync is this controller's periodic full reconciliation (§12.2.6). */
-  readonly informers: Pick<OperatorInformers, 'sriovNetworks' | 'policies' | 'nads' | 'nodes' | 'nodeStates'>;
+export interface NodePolicyControllerOptions extends Omit<NodePolicyReconcilerOptions, 'nodeProblems'> {
+  /**
+   * The process's shared watches, which the reconciler reads from; the policies' resync is this controller's
+   * periodic full reconciliation (§12.2.6).
+   */
+  readonly informers: NodePolicyInformers;
   /** Observes each finished reconciliation (tests, metrics). */
   readonly onReconciled?: (summary: NodePolicyReconcileSummary) => void;
 }
@@ -53,15 +63,25 @@ const labelsChanged = (previous: KubeObject, current: KubeObject): boolean =>
   JSON.stringify(previous.metadata.labels ?? {}) !== JSON.stringify(current.metadata.labels ?? {});
 
 /**
- * Runs the node-policy DRA reconciliation whenever something it reads may have changed: a policy, a
+ * Whether a SriovNetworkNodeState changed in what the plan reads of it (its interfaces, as an inventory):
+ * the config daemon rewrites syncStatus, lastSyncError and the like far more often than the hardware changes.
+ */
+const inventoryChanged = (previous: KubeObject, current: KubeObject): boolean =>
+  JSON.stringify(readNodeInventory(previous)) !== JSON.stringify(readNodeInventory(current));
+
+/**
+ * Runs the node-policy DRA reconciliation whenever something it plans from may have changed: a policy, a
  * referenced SriovNetwork (status-only Ready changes included), a NAD at a referenced source's place (old
- * and new object both checked, so a removed owner marker counts), a node's labels, a node inventory, and a
- * periodic resync. Everything else — the driver's Pod shadows above all — is filtered out by a set lookup.
- * Informers only wake the reconciler; it reads live. A failed reconciliation is retried with backoff.
+ * and new object both checked, so a removed owner marker counts), a node's labels, a node's inventory, and a
+ * periodic resync. Everything else — the driver's Pod shadows, a node state's sync status — is filtered out
+ * before it costs a reconciliation. The reconciler reads the same caches, and the API server only for what
+ * it is about to publish; the generated objects' caches wake nothing, since every write of its own would
+ * (the periodic resync takes back a hand edit). A failed reconciliation is retried with backoff.
  */
 export function startNodePolicyController(options: NodePolicyControllerOptions): NodePolicyController {
   const { logger, informers } = options;
   const queue = new WorkQueue();
+  const nodeProblems = new NodeProblemReports();
   const wake = (): void => {
     queue.add(INVENTORY_KEY);
   };
@@ -119,19 +139,27 @@ export function startNodePolicyController(options: NodePolicyControllerOptions):
   informers.nodeStates.subscribe({
     onAdd: wake,
     onUpdate: (previous, current) => {
-      if (JSON.stringify(previous['status']) !== JSON.stringify(current['status'])) wake();
+      if (inventoryChanged(previous, current)) wake();
     },
     onDelete: wake,
   });
 
   return startControllerLoop({
     name: 'node-policy',
-    informers: [informers.sriovNetworks, informers.policies, informers.nads, informers.nodes, informers.nodeStates] as SharedInformer<KubeObject>[],
+    informers: [
+      informers.sriovNetworks,
+      informers.policies,
+      informers.nads,
+      informers.nodes,
+      informers.nodeStates,
+      informers.deviceAttributes,
+      informers.resourcePolicies,
+    ] as SharedInformer<KubeObject>[],
     queue,
     logger,
     onSynced: refreshAndWake,
     reconcile: async (_key, signal) => {
-      const summary = await reconcileNodePolicies(options, signal);
+      const summary = await reconcileNodePolicies({ ...options, nodeProblems }, signal);
       // A SriovNetwork created after its policy: its NAD's place is known only now.
       refresh();
       options.onReconciled?.(summary);

@@ -17,6 +17,7 @@ import {
   resourceTypes,
 } from '@sriov-dra/k8s';
 import { type SourceNadOptions, renderSourceNad } from '../render/source-nad.ts';
+import type { OperatorInformers } from '../controller/shared-informers.ts';
 import { applyCondition } from '../status/apply-condition.ts';
 import { OPERATOR_FIELD_MANAGER } from '../network/sriov-network-reconciler.ts';
 import { type DraPlan, type PlanNode, type PolicyVerdict, planDraConfiguration, referenceKey, referencedSriovNetworks } from './dra-plan.ts';
@@ -25,14 +26,27 @@ import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_LABEL, NODE_POLICY_UID_LAB
 import { RESOURCE_POOL_LABEL } from './legacy-pool.ts';
 import { type NodeInventory, readNodeInventory } from './node-inventory.ts';
 import { type NodePolicy, nodePolicySchema } from './node-policy.ts';
+import { readLive } from './live-reads.ts';
+import type { NodeProblemReports } from './node-problem-reports.ts';
 import { type LiveRead, type NadObject, type SourceResolution, type SriovNetworkObject, judgeSource } from './source-reference.ts';
+
+const same = jsonEqualIgnoringKeyOrder;
+
+export type NodePolicyInformers = Pick<
+  OperatorInformers,
+  'policies' | 'nodes' | 'nodeStates' | 'sriovNetworks' | 'nads' | 'deviceAttributes' | 'resourcePolicies'
+>;
 
 export interface NodePolicyReconcilerOptions extends SourceNadOptions {
   readonly client: KubeClient;
   readonly logger: Logger;
   readonly draEnabled: boolean;
+  /** The synced caches this reconciler reads the cluster from; only what it is about to publish is read live. */
+  readonly informers: NodePolicyInformers;
   /** Records each DRAConfigurationReady transition as an Event on the policy, and a node's own trouble on the node. */
   readonly recorder?: EventRecorder;
+  /** What was reported on which node, across reconciliations: a lasting problem is recorded once. */
+  readonly nodeProblems: NodeProblemReports;
 }
 
 /** What one reconciliation did, for logs, tests and the benchmark. */
@@ -40,64 +54,79 @@ export interface NodePolicyReconcileSummary {
   readonly applied: number;
   readonly deleted: number;
   readonly statusWrites: number;
+  /** Referenced SriovNetworks read live before their sources were published (§12.2.3). */
+  readonly liveReads: number;
   /** Objects that could not be written, each charged to the policies depending on it. */
   readonly failures: readonly string[];
   readonly plan: DraPlan;
 }
 
-async function liveRead<T>(read: () => Promise<T>): Promise<LiveRead<T>> {
-  try {
-    return { kind: 'found', object: await read() };
-  } catch (error) {
-    if (isApiError(error, 'NotFound')) return { kind: 'not-found' };
-    if (isApiError(error, 'Forbidden')) return { kind: 'forbidden', message: error.message };
-    throw error;
-  }
+function cachedRead<T>(object: T | undefined): LiveRead<T> {
+  return object === undefined ? { kind: 'not-found' } : { kind: 'found', object };
 }
 
-/** Lists every page of a resource (reads for correctness are live; informers only wake this reconciler). */
-async function listAll<T extends KubeObject>(
-  client: KubeClient,
-  type: Parameters<KubeClient['list']>[0],
-  options: { namespace?: string; labelSelector?: string },
-  signal?: AbortSignal,
-): Promise<T[]> {
-  const items: T[] = [];
-  let token: string | undefined;
-  do {
-    const page = await client.list<T>(type, { ...options, limit: 500, ...(token === undefined ? {} : { continue: token }), signal });
-    items.push(...page.items);
-    token = page.metadata.continue === '' ? undefined : page.metadata.continue;
-  } while (token !== undefined);
-  return items;
+/** Judges every referenced SriovNetwork and its source NAD as the caches hold them. */
+function judgeCachedSources(references: readonly { namespace: string; name: string }[], options: NodePolicyReconcilerOptions): Map<string, SourceResolution> {
+  const { informers } = options;
+  return new Map(
+    references.map((reference) => [
+      referenceKey(reference),
+      judgeSource(
+        reference,
+        cachedRead<SriovNetworkObject>(informers.sriovNetworks.get(referenceKey(reference))),
+        (at) => cachedRead<NadObject>(informers.nads.get(referenceKey(at))),
+        options,
+      ),
+    ]),
+  );
 }
 
-/** Reads every referenced SriovNetwork and, when it renders, its source NAD, live (§12.2.3). */
-async function resolveSources(
-  policies: readonly NodePolicy[],
+/** Reads the given SriovNetworks and, where they render, their source NADs live and judges them (§12.2.3). */
+async function judgeLiveSources(
+  references: readonly { namespace: string; name: string }[],
   options: NodePolicyReconcilerOptions,
   signal?: AbortSignal,
 ): Promise<Map<string, SourceResolution>> {
   const { client } = options;
-  const sources = new Map<string, SourceResolution>();
-  await Promise.all(
-    referencedSriovNetworks(policies, options.operatorNamespace).map(async (reference) => {
-      const network = await liveRead(() => client.get<SriovNetworkObject>(resourceTypes.sriovNetwork, reference, signal));
-      const nads = new Map<string, LiveRead<NadObject>>();
-      if (network.kind === 'found') {
-        const rendered = renderSourceNad(network.object, options);
-        if (rendered.ok) {
-          const at = { namespace: rendered.value.namespace, name: rendered.value.name };
-          nads.set(referenceKey(at), await liveRead(() => client.get<NadObject>(resourceTypes.networkAttachmentDefinition, at, signal)));
-        }
-      }
-      sources.set(
-        referenceKey(reference),
-        judgeSource(reference, network, (at) => nads.get(referenceKey(at)) ?? { kind: 'not-found' }, options),
-      );
-    }),
+  const networks = await readLive<SriovNetworkObject>(client, resourceTypes.sriovNetwork, references, signal);
+  const places = references.flatMap((reference) => {
+    const network = networks.get(referenceKey(reference));
+    if (network?.kind !== 'found') return [];
+    const rendered = renderSourceNad(network.object, options);
+    return rendered.ok ? [{ namespace: rendered.value.namespace, name: rendered.value.name }] : [];
+  });
+  const nads = await readLive<NadObject>(client, resourceTypes.networkAttachmentDefinition, places, signal);
+  return new Map(
+    references.map((reference) => [
+      referenceKey(reference),
+      judgeSource(
+        reference,
+        networks.get(referenceKey(reference)) ?? { kind: 'not-found' },
+        (at) => nads.get(referenceKey(at)) ?? { kind: 'not-found' },
+        options,
+      ),
+    ]),
   );
-  return sources;
+}
+
+/** Whether `existing` differs from the generated `body` in what this operator owns: its spec and labels. */
+function differs(existing: KubeObject | undefined, body: Record<string, unknown>): boolean {
+  const labels = (body['metadata'] as { labels: Record<string, string> }).labels;
+  return existing === undefined || !same(existing['spec'], body['spec']) || !same(existing.metadata.labels, labels);
+}
+
+/**
+ * The references whose source the plan is about to publish: those of the per-policy DeviceAttributes it
+ * would write, whose cached judgement must be confirmed live first.
+ */
+function referencesToConfirm(plan: DraPlan, policies: readonly NodePolicy[], existing: ReadonlyMap<string, KubeObject>, operatorNamespace: string) {
+  const byUID = new Map(policies.map((policy) => [policy.metadata.uid, policy]));
+  return plan.deviceAttributes.flatMap((body) => {
+    const metadata = body['metadata'] as { name: string; labels: Record<string, string> };
+    const policy = byUID.get(metadata.labels[NODE_POLICY_UID_LABEL] ?? '');
+    if (policy === undefined || !differs(existing.get(metadata.name), body)) return [];
+    return referencedSriovNetworks([policy], operatorNamespace);
+  });
 }
 
 /** What this operator generated, by kind: a per-policy or pool DeviceAttributes, or a node's SriovResourcePolicy. */
@@ -109,11 +138,10 @@ function isOurs(object: KubeObject, kind: 'policy' | 'pool' | 'node'): boolean {
   return true;
 }
 
-const same = jsonEqualIgnoringKeyOrder;
-
 /**
- * One reconciliation of every SriovNetworkNodePolicy of the operator namespace (§12.2.2–12.2.6): live reads,
- * one plan, then the writes in the order that never exposes a stale or partial mapping — ready per-policy
+ * One reconciliation of every SriovNetworkNodePolicy of the operator namespace (§12.2.2–12.2.6): the
+ * informers' caches read, one plan — its sources confirmed by live reads where it would publish them — then
+ * the writes in the order that never exposes a stale or partial mapping — ready per-policy
  * DeviceAttributes first, withheld ones deleted, then the per-node SriovResourcePolicies, then objects no
  * policy needs any more — and last DRAConfigurationReady, which says True only when every object the
  * policy depends on was written. The operator is the sole owner of what it generates: writes are forced
@@ -122,12 +150,9 @@ const same = jsonEqualIgnoringKeyOrder;
  * operator did not generate is never adopted. A failed write fails only the policies depending on it.
  */
 export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions, signal?: AbortSignal): Promise<NodePolicyReconcileSummary> {
-  const { client, logger, operatorNamespace } = options;
-  const [rawPolicies, nodes, states] = await Promise.all([
-    listAll<KubeObject>(client, resourceTypes.sriovNetworkNodePolicy, { namespace: operatorNamespace }, signal),
-    listAll<KubeObject>(client, resourceTypes.node, {}, signal),
-    listAll<KubeObject>(client, resourceTypes.sriovNetworkNodeState, { namespace: operatorNamespace }, signal),
-  ]);
+  const { client, logger, operatorNamespace, informers } = options;
+  const rawPolicies = informers.policies.list();
+  const nodes = informers.nodes.list();
   const policies: NodePolicy[] = [];
   for (const raw of rawPolicies) {
     const parsed = nodePolicySchema.safeParse(raw);
@@ -136,20 +161,36 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
     else logger.warn({ policy: raw.metadata.name, problem: parsed.error.issues[0]?.message }, 'SriovNetworkNodePolicy skipped: unreadable');
   }
   const inventories = new Map<string, NodeInventory | { problem: string }>();
-  for (const state of states) {
+  for (const state of informers.nodeStates.list()) {
     const read = readNodeInventory(state);
     inventories.set(state.metadata.name, read.ok ? read.inventory : { problem: read.problem });
   }
   const planNodes: PlanNode[] = nodes.map((node) => ({ name: node.metadata.name, labels: node.metadata.labels ?? {} }));
-  const sources = options.draEnabled ? await resolveSources(policies, options, signal) : new Map<string, SourceResolution>();
-  const plan = planDraConfiguration({ ...options, policies, nodes: planNodes, inventories, sources });
+  const existingAttributes = new Map(informers.deviceAttributes.list().map((object) => [object.metadata.name, object]));
+  const existingPolicies = new Map(informers.resourcePolicies.list().map((object) => [object.metadata.name, object]));
+
+  // Planned from the caches; a source about to be published is read live first, and if the live judgement
+  // differs the plan is made again with it, until everything it would publish was confirmed (§12.2.3).
+  let sources = options.draEnabled ? judgeCachedSources(referencedSriovNetworks(policies, operatorNamespace), options) : new Map<string, SourceResolution>();
+  let plan = planDraConfiguration({ ...options, policies, nodes: planNodes, inventories, sources });
+  const confirmed = new Set<string>();
+  for (;;) {
+    const due = referencesToConfirm(plan, policies, existingAttributes, operatorNamespace).filter((reference) => !confirmed.has(referenceKey(reference)));
+    if (due.length === 0) break;
+    const live = await judgeLiveSources(due, options, signal);
+    for (const reference of due) confirmed.add(referenceKey(reference));
+    const stale = [...live].some(([key, resolution]) => !same(resolution, sources.get(key)));
+    sources = new Map([...sources, ...live]);
+    if (!stale) break;
+    plan = planDraConfiguration({ ...options, policies, nodes: planNodes, inventories, sources });
+  }
 
   let applied = 0;
   let deleted = 0;
   const failed = new Map<string, string>();
   const apply = async (type: ResourceType, body: Record<string, unknown>, existing: KubeObject | undefined): Promise<void> => {
     const metadata = body['metadata'] as { name: string; namespace: string; labels: Record<string, string> };
-    if (existing !== undefined && same(existing['spec'], body['spec']) && same(existing.metadata.labels, metadata.labels)) return;
+    if (!differs(existing, body)) return;
     const at = { namespace: metadata.namespace, name: metadata.name };
     try {
       const written = await client.patch(type, at, JSON.stringify(body), contentTypes.apply, { fieldManager: OPERATOR_FIELD_MANAGER, force: true, signal });
@@ -174,19 +215,6 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
       if (!isApiError(error, 'NotFound')) failed.set(object.metadata.name, `deleting ${object.metadata.name}: ${String(error)}`);
     }
   };
-
-  const existingAttributes = new Map(
-    (await listAll<KubeObject>(client, resourceTypes.deviceAttributes, { namespace: operatorNamespace }, signal)).map((object) => [
-      object.metadata.name,
-      object,
-    ]),
-  );
-  const existingPolicies = new Map(
-    (await listAll<KubeObject>(client, resourceTypes.sriovResourcePolicy, { namespace: operatorNamespace }, signal)).map((object) => [
-      object.metadata.name,
-      object,
-    ]),
-  );
 
   // 1. Ready per-policy attributes and the legacy pools, before any config selects them.
   const desiredAttributes = new Set<string>();
@@ -278,16 +306,8 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
       failed.set(`status of ${policy.metadata.name}`, String(error));
     }
   }
-  // 6. A node's own trouble is reported on that node; the recorder folds a repeat into the first Event's series.
-  const nodesByName = new Map(nodes.map((node) => [node.metadata.name, node]));
-  for (const problem of plan.nodeProblems) {
-    const node = nodesByName.get(problem.node);
-    if (node === undefined) continue;
-    void options.recorder?.record(
-      { apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid },
-      { type: 'Warning', reason: problem.reason, action: 'Reconcile', note: problem.message },
-    );
-  }
+  // 6. A node's own trouble is reported on that node, once while it lasts.
+  options.nodeProblems.report(plan.nodeProblems, new Map(nodes.map((node) => [node.metadata.name, node])), options.recorder);
   if (failed.size > 0) logger.warn({ failures: [...failed.values()] }, 'node-policy reconciliation left writes undone; retrying');
-  return { applied, deleted, statusWrites, failures: [...failed.values()], plan };
+  return { applied, deleted, statusWrites, liveReads: confirmed.size, failures: [...failed.values()], plan };
 }

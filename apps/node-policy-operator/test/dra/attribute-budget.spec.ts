@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, storeObjectDirectly, waitFor } from '@sriov-dra/k8s/testing';
-import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
+import type { NodePolicyReconcilerOptions } from '../../src/dra/node-policy-reconciler.ts';
+import { type CachedReconciler, startCachedReconciler } from './cached-reconciler.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
 import { seedNode } from '../cluster-objects.ts';
 
@@ -24,7 +25,8 @@ type Attributes = KubeObject & { spec: { attributes: Record<string, unknown> } }
 
 let cp: ControlPlane;
 let client: KubeClient;
-let options: NodePolicyReconcilerOptions;
+let options: Omit<NodePolicyReconcilerOptions, 'informers' | 'nodeProblems'>;
+let reconciler: CachedReconciler;
 
 const custom = (count: number): Record<string, unknown> =>
   Object.fromEntries(Array.from({ length: count }, (_unused, index) => [`example.com/a${index}`, { int: index }]));
@@ -97,9 +99,11 @@ beforeAll(async () => {
     { namespace: OPERATOR_NS },
   );
   await reconcileSriovNetwork({ namespace: OPERATOR_NS, name: 'rail-a-net' }, options);
+  reconciler = await startCachedReconciler(options, client);
 }, 120_000);
 
 afterAll(async () => {
+  await reconciler.stop();
   await cp.stop();
 });
 
@@ -119,7 +123,7 @@ describe('the generated DeviceAttributes budget', () => {
     over = await storedPast(policy('over', 'ens3f0', custom(32)));
     overWithReference = await storedPast(policy('over-with-reference', 'ens4f0', { ...custom(30), ...reference }));
 
-    const summary = await reconcileNodePolicies(options);
+    const summary = await reconciler.reconcile();
     expect(summary.failures).toEqual([]);
     expect(await draReady('full')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
     expect(await draReady('full-with-reference')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
@@ -138,7 +142,7 @@ describe('the generated DeviceAttributes budget', () => {
 
   it('refuses one attribute more as InvalidDRAAttribute, naming the count, and writes nothing for it', async () => {
     // The first reconciliation already judged them; a second one must not retry a write either.
-    const summary = await reconcileNodePolicies(options);
+    const summary = await reconciler.reconcile();
     expect(summary.failures).toEqual([]);
     expect(await draReady('over')).toMatchObject({
       status: 'False',

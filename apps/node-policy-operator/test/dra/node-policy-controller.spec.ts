@@ -1,6 +1,8 @@
-// The running node-policy controller: its watches decide when it reconciles. A SriovNetwork created after
-// its policy, a status-only Ready change in both directions, and NAD churn that is not a referenced source
-// (the driver's Pod shadows) — the last must not cost a reconciliation.
+// The running node-policy controller: its watches decide when it reconciles, and it reconciles from their
+// caches. A SriovNetwork created after its policy, a status-only Ready change in both directions, and NAD
+// churn that is not a referenced source (the driver's Pod shadows) — the last must not cost a
+// reconciliation, nor must a node state's sync status; and a reconciliation with nothing to change makes no
+// request at all. Requests are counted at the API server (audit log, the controller's own user).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as delay } from 'node:timers/promises';
 import pino from 'pino';
@@ -8,11 +10,14 @@ import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s'
 import { createOperatorInformers } from '../../src/controller/shared-informers.ts';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type NodePolicyController, startNodePolicyController } from '../../src/dra/node-policy-controller.ts';
+import type { NodePolicyReconcileSummary } from '../../src/dra/node-policy-reconciler.ts';
 import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
 
 const OPERATOR_NS = 'sriov-network-operator';
 const NODE = 'worker-1';
+/** The user the controller's requests are made as; the test's own go through the admin client. */
+const CONTROLLER_USER = 'node-policy-controller';
 
 type Condition = { type: string; status: string; reason: string };
 type WithConditions = KubeObject & { status?: { conditions?: Condition[] } };
@@ -23,10 +28,12 @@ let watching: Promise<void> = Promise.resolve();
 let client: KubeClient;
 let controller: NodePolicyController;
 let reconciliations = 0;
+let lastSummary: NodePolicyReconcileSummary | undefined;
+let nodeStateUpdates = 0;
 const common = { operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io' };
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  cp = await startControlPlane({ audit: true });
   client = cp.adminClient;
   await installCrds(client);
   await createNamespace(client, OPERATOR_NS);
@@ -34,15 +41,22 @@ beforeAll(async () => {
     { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
   ]);
   const logger = pino({ level: 'silent' });
-  const informers = createOperatorInformers(client, logger, { operatorNamespace: OPERATOR_NS });
+  const controllerClient = cp.clientFor(CONTROLLER_USER, ['system:masters']);
+  const informers = createOperatorInformers(controllerClient, logger, { operatorNamespace: OPERATOR_NS });
+  informers.nodeStates.subscribe({
+    onUpdate: () => {
+      nodeStateUpdates += 1;
+    },
+  });
   controller = startNodePolicyController({
     informers,
     ...common,
-    client,
+    client: controllerClient,
     logger: pino({ level: 'silent' }),
     draEnabled: true,
-    onReconciled: () => {
+    onReconciled: (summary) => {
       reconciliations += 1;
+      lastSummary = summary;
     },
   });
   watching = informers.start(stopWatching.signal);
@@ -142,4 +156,69 @@ describe('node-policy controller, running', () => {
     await delay(1_500);
     expect(reconciliations).toBe(before);
   }, 30_000);
+
+  it('a node state’s sync status alone costs neither a reconciliation nor a request; its inventory wakes it', async () => {
+    await delay(1_500);
+    const before = reconciliations;
+    const seen = (await controllerRequests()).length;
+    const updates = nodeStateUpdates;
+    await client.patch(
+      resourceTypes.sriovNetworkNodeState,
+      { namespace: OPERATOR_NS, name: NODE, subresource: 'status' },
+      { status: { syncStatus: 'InProgress', lastSyncError: '' } },
+      'application/merge-patch+json',
+    );
+    const state = await client.get<KubeObject & { status: { syncStatus?: string } }>(resourceTypes.sriovNetworkNodeState, {
+      namespace: OPERATOR_NS,
+      name: NODE,
+    });
+    expect(state.status.syncStatus).toBe('InProgress');
+    await waitFor('the informer sees the sync status', () => Promise.resolve(nodeStateUpdates > updates), { timeoutMs: 10_000 });
+    await delay(1_500);
+    expect(reconciliations).toBe(before);
+    expect((await controllerRequests()).slice(seen)).toEqual([]);
+
+    // A second VF on the PF: the inventory changed, and that is worth a reconciliation.
+    await client.patch(
+      resourceTypes.sriovNetworkNodeState,
+      { namespace: OPERATOR_NS, name: NODE, subresource: 'status' },
+      {
+        status: {
+          interfaces: [
+            {
+              name: 'ens1f0',
+              pciAddress: '0000:3b:00.0',
+              vendor: '15b3',
+              Vfs: [
+                { pciAddress: '0000:3b:00.2', vfID: 0 },
+                { pciAddress: '0000:3b:00.3', vfID: 1 },
+              ],
+            },
+          ],
+        },
+      },
+      'application/merge-patch+json',
+    );
+    await waitFor('a reconciliation of the new inventory', () => Promise.resolve(reconciliations > before), { timeoutMs: 10_000 });
+  }, 30_000);
+
+  it('a reconciliation with nothing to change reads the caches only: no write, no LIST, no GET', async () => {
+    await delay(1_500);
+    const before = reconciliations;
+    const seen = (await controllerRequests()).length;
+    // A label no policy selects by: it wakes the controller (labels select policies), and changes nothing.
+    await client.patch(resourceTypes.node, { name: NODE }, { metadata: { labels: { 'example.com/unrelated': 'true' } } }, 'application/merge-patch+json');
+    await waitFor('a reconciliation', () => Promise.resolve(reconciliations > before), { timeoutMs: 10_000 });
+    await delay(500);
+    expect((await controllerRequests()).slice(seen)).toEqual([]);
+    expect(lastSummary).toMatchObject({ applied: 0, deleted: 0, statusWrites: 0, liveReads: 0, failures: [] });
+    expect(lastSummary?.plan.verdicts.size).toBe(1);
+  }, 30_000);
 });
+
+/** The controller's requests so far, watches aside, as `verb resource/name`. */
+async function controllerRequests(): Promise<string[]> {
+  return ((await cp.auditLog?.requests()) ?? [])
+    .filter((event) => event.user.username === CONTROLLER_USER && event.verb !== 'watch')
+    .map((event) => `${event.verb} ${event.objectRef?.resource ?? ''}/${event.objectRef?.name ?? ''}`);
+}

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
 import { type EventRecord, EventRecorder, type KubeClient, type KubeObject, type ObjectReference, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, storeObjectDirectly, waitFor } from '@sriov-dra/k8s/testing';
-import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
+import type { NodePolicyReconcilerOptions } from '../../src/dra/node-policy-reconciler.ts';
+import { type CachedReconciler, startCachedReconciler } from './cached-reconciler.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
 import { seedNode } from '../cluster-objects.ts';
 
@@ -40,7 +41,8 @@ class RecordingEvents extends EventRecorder {
 
 let cp: ControlPlane;
 let client: KubeClient;
-let options: NodePolicyReconcilerOptions;
+let options: Omit<NodePolicyReconcilerOptions, 'informers' | 'nodeProblems'>;
+let reconciler: CachedReconciler;
 
 const PFS = [
   { name: 'ens1f0', pciAddress: '0000:3b:00.0', bus: '3b' },
@@ -66,9 +68,11 @@ beforeAll(async () => {
       Vfs: [0, 1, 2, 3].map((vfID) => ({ pciAddress: `0000:${pf.bus}:00.${String(vfID + 2)}`, vfID, vendor: '15b3', deviceID: '1018' })),
     })),
   );
+  reconciler = await startCachedReconciler(options, client);
 }, 120_000);
 
 afterAll(async () => {
+  await reconciler.stop();
   await cp.stop();
 });
 
@@ -133,7 +137,7 @@ describe('node-policy DRA generator', () => {
   it('policies applied before their SriovNetworks and namespace: not ready, filters kept, no attributes', async () => {
     railA = await createPolicy(railPolicy('rail-a-policy', ['ens1f0'], { attributes: { ...reference('rail-a-net').attributes, ...RAIL_A_CUSTOM } }));
     railB = await createPolicy(railPolicy('rail-b-policy', ['ens2f0'], reference('rail-b-net')));
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'SriovNetworkNotFound', observedGeneration: 1 });
     expect(await draReady('rail-b-policy')).toMatchObject({ status: 'False', reason: 'SriovNetworkNotFound' });
     expect(await attributesOf(railA.metadata.uid)).toBeUndefined();
@@ -153,7 +157,7 @@ describe('node-policy DRA generator', () => {
     await client.create(resourceTypes.sriovNetwork, railNetwork('rail-b-net', '198.51.100.0/24'), { namespace: OPERATOR_NS });
     await networkReconcile('rail-a-net');
     await networkReconcile('rail-b-net');
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-a-policy')).toMatchObject({
       status: 'False',
       reason: 'SriovNetworkNotReady',
@@ -165,7 +169,7 @@ describe('node-policy DRA generator', () => {
     await createNamespace(client, 'ai-workloads');
     await networkReconcile('rail-a-net');
     await networkReconcile('rail-b-net');
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
     expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
     const a = await attributesOf(railA.metadata.uid);
@@ -186,7 +190,7 @@ describe('node-policy DRA generator', () => {
   }, 60_000);
 
   it('a second reconciliation of an unchanged cluster writes nothing', async () => {
-    const summary = await reconcileNodePolicies(options);
+    const summary = await reconciler.reconcile();
     expect({ applied: summary.applied, deleted: summary.deleted, statusWrites: summary.statusWrites, failures: summary.failures }).toEqual({
       applied: 0,
       deleted: 0,
@@ -197,12 +201,11 @@ describe('node-policy DRA generator', () => {
 
   it('a node joining rewrites no policy’s condition; one without a SriovNetworkNodeState is reported on that node alone', async () => {
     const recorder = new RecordingEvents(client, { reportingController: 'sriov-dra/node-policy-operator', reportingInstance: 'test' });
-    const withEvents = { ...options, recorder };
     const before = await draReady('rail-a-policy');
     await seedNode(client, OPERATOR_NS, 'worker-3', { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': 'worker-3' }, [
       { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', deviceID: '1017', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
     ]);
-    const joined = await reconcileNodePolicies(withEvents);
+    const joined = await reconciler.reconcile({ recorder });
     expect(joined.applied).toBe(1);
     expect(joined.statusWrites).toBe(0);
     expect(await draReady('rail-a-policy')).toEqual(before);
@@ -213,7 +216,7 @@ describe('node-policy DRA generator', () => {
       kind: 'Node',
       metadata: { name: 'worker-4', labels: { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': 'worker-4' } },
     });
-    const unreported = await reconcileNodePolicies(withEvents);
+    const unreported = await reconciler.reconcile({ recorder });
     expect(unreported.statusWrites).toBe(0);
     for (const name of ['rail-a-policy', 'rail-b-policy']) expect(await draReady(name)).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
     const worker4 = await client.get<ResourcePolicy>(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: 'worker-4' });
@@ -227,13 +230,16 @@ describe('node-policy DRA generator', () => {
         ).items.some((event) => event.regarding.uid === bare.metadata.uid && event.type === 'Warning' && event.reason === 'NodeInventoryUnavailable'),
       { timeoutMs: 10_000 },
     );
+    // Lasting trouble is recorded once, not again by every reconciliation while it lasts.
+    expect((await reconciler.reconcile({ recorder })).applied).toBe(0);
+    expect(recorder.recorded.filter(({ regarding }) => regarding.name === 'worker-4')).toHaveLength(1);
     await recorder.close();
 
     for (const name of ['worker-3', 'worker-4']) {
       await client.delete(resourceTypes.node, { name });
       await client.delete(resourceTypes.sriovNetworkNodeState, { namespace: OPERATOR_NS, name }).catch(() => undefined);
     }
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-a-policy')).toEqual(before);
   }, 60_000);
 
@@ -248,7 +254,7 @@ describe('node-policy DRA generator', () => {
     await seedNode(client, OPERATOR_NS, labelled, { [RAIL_LABEL]: 'true', 'kubernetes.io/hostname': 'rack-7-host-d' }, inventory);
     await seedNode(client, OPERATOR_NS, unlabelled, { [RAIL_LABEL]: 'true' }, inventory);
 
-    const summary = await reconcileNodePolicies({ ...options, recorder });
+    const summary = await reconciler.reconcile({ recorder });
     expect(summary.failures).toEqual([]);
     const config = await client.get<ResourcePolicy & { spec: { nodeSelector?: unknown } }>(resourceTypes.sriovResourcePolicy, {
       namespace: OPERATOR_NS,
@@ -277,7 +283,7 @@ describe('node-policy DRA generator', () => {
       await client.delete(resourceTypes.node, { name });
       await client.delete(resourceTypes.sriovNetworkNodeState, { namespace: OPERATOR_NS, name });
     }
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     await expect(client.get(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS, name: labelled })).rejects.toMatchObject({ code: 'ApiNotFound' });
   }, 60_000);
 
@@ -307,7 +313,7 @@ describe('node-policy DRA generator', () => {
       { fieldManager: 'kubectl-edit' },
     );
 
-    const summary = await reconcileNodePolicies(options);
+    const summary = await reconciler.reconcile();
     expect(summary.failures).toEqual([]);
     const restored = await attributesOf(railA.metadata.uid);
     expect(restored?.spec.attributes).toEqual(desired);
@@ -316,7 +322,7 @@ describe('node-policy DRA generator', () => {
     expect(await nodeConfigs()).toEqual(configs);
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
     // Taken back for good: the next reconciliation finds nothing to write.
-    expect((await reconcileNodePolicies(options)).applied).toBe(0);
+    expect((await reconciler.reconcile()).applied).toBe(0);
   }, 60_000);
 
   it.each([
@@ -326,14 +332,14 @@ describe('node-policy DRA generator', () => {
     '%s invalidates only that rail until the SriovNetwork controller restores it',
     async (_case, patch, message) => {
       await client.patch(resourceTypes.networkAttachmentDefinition, { namespace: 'ai-workloads', name: 'rail-a-net' }, patch, 'application/merge-patch+json');
-      await reconcileNodePolicies(options);
+      await reconciler.reconcile();
       expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'SourceNADNotReady', message: expect.stringContaining(message) });
       expect(await attributesOf(railA.metadata.uid)).toBeUndefined();
       expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
       expect(await nodeConfigs()).toHaveLength(2);
 
       await networkReconcile('rail-a-net');
-      await reconcileNodePolicies(options);
+      await reconciler.reconcile();
       expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
       expect(await attributesOf(railA.metadata.uid)).toBeDefined();
     },
@@ -348,7 +354,7 @@ describe('node-policy DRA generator', () => {
       'application/merge-patch+json',
     );
     await client.delete(resourceTypes.networkAttachmentDefinition, { namespace: 'ai-workloads', name: 'rail-b-net' });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-b-policy')).toMatchObject({
       status: 'False',
       reason: 'SourceNADNotReady',
@@ -362,7 +368,7 @@ describe('node-policy DRA generator', () => {
       'application/merge-patch+json',
     );
     await networkReconcile('rail-b-net');
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
   }, 60_000);
 
@@ -390,7 +396,7 @@ describe('node-policy DRA generator', () => {
         },
       }),
     );
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-x-policy')).toMatchObject({ status: 'True' });
 
     // No garbage collector runs here, so the NAD outlives the deleted SriovNetwork, as it may for a while.
@@ -410,7 +416,7 @@ describe('node-policy DRA generator', () => {
       },
       'application/merge-patch+json',
     );
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-x-policy')).toMatchObject({
       status: 'False',
       reason: 'SourceNADNotReady',
@@ -418,21 +424,21 @@ describe('node-policy DRA generator', () => {
     });
 
     await reconcileSriovNetwork({ namespace: 'team-x', name: 'rail-x-net' }, options);
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-x-policy')).toMatchObject({ status: 'True' });
     await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'rail-x-policy' });
   }, 60_000);
 
   it('a SriovNetwork Ready for an older generation is not ready', async () => {
     await client.patch(resourceTypes.sriovNetwork, { namespace: OPERATOR_NS, name: 'rail-b-net' }, { spec: { vlan: 12 } }, 'application/merge-patch+json');
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-b-policy')).toMatchObject({
       status: 'False',
       reason: 'SriovNetworkNotReady',
       message: expect.stringContaining('generation 1'),
     });
     await networkReconcile('rail-b-net');
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
   }, 60_000);
 
@@ -449,7 +455,7 @@ describe('node-policy DRA generator', () => {
       },
       { namespace: OPERATOR_NS },
     );
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await attributesOf(railB.metadata.uid)).toBeUndefined();
     expect(await draReady('rail-b-policy')).toMatchObject({
       status: 'False',
@@ -459,28 +465,28 @@ describe('node-policy DRA generator', () => {
     expect((await attributesOf(recreated.metadata.uid))?.metadata.resourceVersion).toBe(squatter.metadata.resourceVersion);
 
     await client.delete(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: squatter.metadata.name });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-b-policy')).toMatchObject({ status: 'True' });
     railB = recreated;
   }, 60_000);
 
   it('an overlapping policy withdraws the node’s configs and says which VF is shared', async () => {
     await createPolicy(railPolicy('overlap-policy', ['ens1f0#0-1'], { attributes: { 'example.com/tier': { string: 'gold' } } }));
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await nodeConfigs()).toEqual([]);
     for (const name of ['rail-a-policy', 'rail-b-policy', 'overlap-policy']) {
       expect(await draReady(name)).toMatchObject({ status: 'False', reason: 'ConflictingDRAMapping' });
     }
     expect((await draReady('rail-a-policy'))?.message).toContain('0000:3b:00.2');
     await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'overlap-policy' });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await nodeConfigs()).toHaveLength(2);
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
   }, 60_000);
 
   it('a policy without spec.dra sharing a VF with a managed one is an overlap too', async () => {
     await createPolicy(railPolicy('legacy-overlap-policy', ['ens1f0#2-3'], undefined));
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await nodeConfigs()).toEqual([]);
     expect(await draReady('rail-a-policy')).toMatchObject({
       status: 'False',
@@ -488,7 +494,7 @@ describe('node-policy DRA generator', () => {
       message: expect.stringContaining('policies legacy-overlap-policy and rail-a-policy both select VF 0000:3b:00.4 on node worker-1'),
     });
     await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'legacy-overlap-policy' });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await nodeConfigs()).toHaveLength(2);
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
   }, 60_000);
@@ -509,7 +515,7 @@ describe('node-policy DRA generator', () => {
         ),
       { timeoutMs: 10_000 },
     );
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('invalid-policy')).toMatchObject({ status: 'False', reason: 'InvalidDRAAttribute', message: expect.stringContaining(RESOURCE_NAME) });
     expect(await attributesOf(invalid.metadata.uid)).toBeUndefined();
     await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'invalid-policy' });
@@ -517,7 +523,7 @@ describe('node-policy DRA generator', () => {
 
   it('the bootstrap policy may not carry spec.dra', async () => {
     await createPolicy({ ...railPolicy('default', ['ens9f1'], {}) });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('default')).toMatchObject({
       status: 'False',
       reason: 'InvalidDRAAttribute',
@@ -544,7 +550,7 @@ describe('node-policy DRA generator', () => {
       ...railPolicy('legacy-policy', ['ens3f0'], undefined),
       spec: { resourceName: 'legacy_nic', nodeSelector: { legacy: 'true' }, numVfs: 1, nicSelector: { pfNames: ['ens3f0'] }, deviceType: 'vfio-pci' },
     });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     const pool = await client.get<Attributes>(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: 'legacy-nic-attrs' });
     expect(pool.metadata.labels).toEqual({ [GENERATED_BY]: 'sriov-network-operator', 'sriovnetwork.openshift.io/resource-pool': 'legacy-nic' });
     expect(pool.spec.attributes).toEqual({ [RESOURCE_NAME]: { string: 'openshift.io/legacy_nic' } });
@@ -558,7 +564,7 @@ describe('node-policy DRA generator', () => {
     ]);
 
     await client.delete(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'legacy-policy' });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     await expect(client.get(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: 'legacy-nic-attrs' })).rejects.toMatchObject({
       code: 'ApiNotFound',
     });
@@ -570,9 +576,9 @@ describe('node-policy DRA generator', () => {
   }, 60_000);
 
   it('with the DRA provider disabled, a valid block is staged: DRAInactive, nothing generated for it', async () => {
-    await reconcileNodePolicies({ ...options, draEnabled: false });
+    await reconciler.reconcile({ draEnabled: false });
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'False', reason: 'DRAInactive' });
-    await reconcileNodePolicies(options);
+    await reconciler.reconcile();
     expect(await draReady('rail-a-policy')).toMatchObject({ status: 'True' });
   }, 30_000);
 });

@@ -14,7 +14,8 @@ import {
   installCrds,
   startControlPlane,
 } from '@sriov-dra/k8s/testing';
-import { type NodePolicyReconcilerOptions, reconcileNodePolicies } from '../../src/dra/node-policy-reconciler.ts';
+import type { NodePolicyReconcilerOptions } from '../../src/dra/node-policy-reconciler.ts';
+import { type CachedReconciler, startCachedReconciler } from './cached-reconciler.ts';
 import { reconcileSriovNetwork } from '../../src/network/sriov-network-reconciler.ts';
 import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
 
@@ -25,7 +26,8 @@ type Condition = { type: string; status: string; reason: string; message: string
 
 let cp: ControlPlane;
 let admin: KubeClient;
-let options: NodePolicyReconcilerOptions;
+let options: Omit<NodePolicyReconcilerOptions, 'informers' | 'nodeProblems'>;
+let reconciler: CachedReconciler;
 let policyUID: string;
 
 const rule = (apiGroups: string[], resources: string[], verbs: string[]) => ({ apiGroups, resources, verbs });
@@ -87,9 +89,11 @@ beforeAll(async () => {
   );
   policyUID = policy.metadata.uid;
   options = { ...common, client: cp.clientFor(USER), draEnabled: true };
+  reconciler = await startCachedReconciler(options, admin);
 }, 120_000);
 
 afterAll(async () => {
+  await reconciler.stop();
   await cp.stop();
 });
 
@@ -109,7 +113,7 @@ const attributesExist = (): Promise<boolean> =>
 
 describe('node-policy reconciliation under refused writes', () => {
   it('reports DRAConfigurationSyncFailed, never True, until its DeviceAttributes can be written', async () => {
-    const refused = await reconcileNodePolicies(options);
+    const refused = await reconciler.reconcile();
     expect(refused.failures).toEqual([expect.stringContaining('forbidden')]);
     expect(await draReady()).toMatchObject({
       status: 'False',
@@ -119,7 +123,7 @@ describe('node-policy reconciliation under refused writes', () => {
     expect(await attributesExist()).toBe(false);
 
     await createRoleBinding(admin, ATTRIBUTE_WRITES);
-    expect((await reconcileNodePolicies(options)).failures).toEqual([]);
+    expect((await reconciler.reconcile()).failures).toEqual([]);
     expect(await draReady()).toMatchObject({ status: 'True', reason: 'DRAConfigurationApplied' });
     expect(await attributesExist()).toBe(true);
   }, 60_000);
@@ -132,12 +136,12 @@ describe('node-policy reconciliation under refused writes', () => {
       { spec: { config: '{"cniVersion":"1.0.0","name":"x","type":"sriov"}' } },
       'application/merge-patch+json',
     );
-    expect((await reconcileNodePolicies(options)).failures).toEqual([expect.stringContaining(`deleting dra-policy-${policyUID}-attrs`)]);
+    expect((await reconciler.reconcile()).failures).toEqual([expect.stringContaining(`deleting dra-policy-${policyUID}-attrs`)]);
     expect(await draReady()).toMatchObject({ status: 'False', reason: 'SourceNADNotReady' });
     expect(await attributesExist()).toBe(true);
 
     await createRoleBinding(admin, ATTRIBUTE_WRITES);
-    expect((await reconcileNodePolicies(options)).failures).toEqual([]);
+    expect((await reconciler.reconcile()).failures).toEqual([]);
     expect(await attributesExist()).toBe(false);
     expect(await draReady()).toMatchObject({ status: 'False', reason: 'SourceNADNotReady' });
   }, 60_000);

@@ -30,9 +30,18 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 describe('runClaimBatch', () => {
   it('answers every claim, keeping one claim’s failure to itself', async () => {
-    const outcomes = await runClaimBatch([claim('u1'), claim('u2')], options(), (ref) =>
-      ref.uid === 'u2' ? Promise.reject(new SriovDraError('MissingNetworkTemplate', 'no template for 0000:3b:02.0')) : Promise.resolve(`done ${ref.uid}`),
-    );
+    let failed!: () => void;
+    const failure = new Promise<void>((resolve) => (failed = resolve));
+    const outcomes = await runClaimBatch([claim('u1'), claim('u2')], options(), async (ref, signal) => {
+      if (ref.uid === 'u2') {
+        setTimeout(failed, 20);
+        throw new SriovDraError('MissingNetworkTemplate', 'no template for 0000:3b:02.0');
+      }
+      // The healthy claim is still running when the other one fails, and goes on to its end.
+      await failure;
+      await sleep(20);
+      return `done ${ref.uid}${signal.aborted ? ' after an abort' : ''}`;
+    });
     expect(outcomes.get('u1')).toEqual({ ok: true, value: 'done u1' });
     expect(errors(outcomes)['u2']).toMatch(/^MissingNetworkTemplate: no template for 0000:3b:02.0 — /);
   });

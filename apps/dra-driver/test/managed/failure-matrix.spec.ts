@@ -123,10 +123,13 @@ const withoutSelections = (state: NodeState): Omit<NodeState, 'selections'> => (
 
 let nextPod = 0;
 /** A Pod of its own with one claim of two VFs, so no row sees another row's objects. */
-async function workload(annotationsOfPod: Record<string, string> = {}): Promise<{ name: string; workload: Workload; ref: ReturnType<Workload['ref']> }> {
+async function workload(
+  annotationsOfPod: Record<string, string> = {},
+  allocationConfig: readonly Record<string, unknown>[] = [],
+): Promise<{ name: string; workload: Workload; ref: ReturnType<Workload['ref']> }> {
   nextPod += 1;
   const name = `row-${nextPod}`;
-  const created = await createWorkload(admin, name, { [`${name}-nics`]: [DEVICES[0] ?? '', DEVICES[1] ?? ''] }, annotationsOfPod);
+  const created = await createWorkload(admin, name, { [`${name}-nics`]: [DEVICES[0] ?? '', DEVICES[1] ?? ''] }, annotationsOfPod, allocationConfig);
   return { name, workload: created, ref: created.ref(`${name}-nics`) };
 }
 
@@ -199,12 +202,14 @@ jest.setTimeout(60_000);
 
 describe('render and validation, before any hardware change', () => {
   it.each([
-    ['a device whose attributes and VfConfig name no template', { attributesOf: () => ({}) }, 'MissingNetworkTemplate'],
-    ['a malformed template attribute', { attributesOf: () => ({ [NAD_NAME_ATTRIBUTE]: { int: 3 } }) }, 'InvalidNetAttachDefReference'],
-    ['a template whose CNI plugin is not sriov', { sourceOf: () => 'macvlan-net' }, 'UnsupportedCniTopology'],
-    ['a device this node does not publish', { attributesOf: () => undefined }, 'DeviceNotEligible'],
-  ] satisfies [string, OpenOptions, string][])('refuses %s, changing nothing', async (_case, options, code) => {
-    const row = await workload();
+    ['a device whose attributes and VfConfig name no template', { attributesOf: () => ({}) }, [], 'MissingNetworkTemplate'],
+    ['a malformed template attribute', { attributesOf: () => ({ [NAD_NAME_ATTRIBUTE]: { int: 3 } }) }, [], 'InvalidNetAttachDefReference'],
+    ['a template whose CNI plugin is not sriov', { sourceOf: () => 'macvlan-net' }, [], 'UnsupportedCniTopology'],
+    // The claim's VfConfig names a valid template: only the eligibility gate (§12.2.5 step 4) stands
+    // between a stale allocation and that fallback.
+    ['a device this node does not publish', { attributesOf: () => undefined }, [vfConfig({ netAttachDefName: 'rail-a' })], 'DeviceNotEligible'],
+  ] satisfies [string, OpenOptions, Record<string, unknown>[], string][])('refuses %s, changing nothing', async (_case, options, config, code) => {
+    const row = await workload({}, config);
     const before = await podSelections(admin, row.name);
     const error = await failure((await host.open(options)).prepare(row.ref, signal));
     expect(codeOf(error)).toBe(code);

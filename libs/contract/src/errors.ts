@@ -137,6 +137,11 @@ const catalog = {
     summary: 'the VF is not bound to a supported kernel network driver',
     remedy: 'managed networking supports kernel netdevice VFs only; bind the VF to its kernel driver',
   },
+  UnsupportedLinkType: {
+    summary: 'the VF is an InfiniBand function; managed networking attaches Ethernet VFs only',
+    remedy:
+      'keep InfiniBand VFs out of this node\u2019s managed policies (resourceFilters linkType: eth), or serve them from a node whose driver runs without --multus-auto-attach',
+  },
   ConflictingDeviceRequirements: {
     summary: 'requests sharing one device disagree on its template, config or interface',
     remedy: 'make every request that resolves to this device ask for the same network and interface',

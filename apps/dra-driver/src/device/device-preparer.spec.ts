@@ -273,6 +273,25 @@ describe('DevicePreparer in managed mode', () => {
     expect(host.driverOf(VF0)).toBe(vf0Driver);
   });
 
+  it.each([
+    ['no VfConfig driver', []],
+    ['a VfConfig asking for "default"', [driverConfig('default')]],
+    ['a VfConfig asking for vfio-pci', [driverConfig('vfio-pci')]],
+  ])('refuses an InfiniBand VF with %s as UnsupportedLinkType before touching the host', async (_case, config) => {
+    const claim = claimOf(CLAIM_A, ['0000-3b-00-2', '0000-3b-00-3'], config);
+    const host = await setup(new Map([[`ai/rail-pair`, claim]]), uniformLayout({ pfs: 1, vfsPerPf: 2, linkType: 'infiniband' }));
+    const bindings = new Map([
+      ['0000-3b-00-2', planned('0000-3b-00-2', VF0, '1')],
+      ['0000-3b-00-3', planned('0000-3b-00-3', VF1, '2')],
+    ]);
+    const refused = await (await host.open()).prepare(CLAIM_A, signal, { claim, bindings }).catch((error: unknown) => error);
+    expect(isSriovDraError(refused) ? refused.code : refused).toBe('UnsupportedLinkType');
+    expect(isSriovDraError(refused) && refused.message).toContain(`ResourceClaim ai/rail-pair: VF ${VF0} belongs to an InfiniBand PF`);
+    expect(fs.existsSync(path.join(host.cdiRoot, '..', 'plugin', 'checkpoint.json'))).toBe(false);
+    expect(host.cdiFiles()).toEqual([]);
+    expect([host.driverOf(VF0), host.driverOf(VF1)]).toEqual(['mlx5_core', 'mlx5_core']);
+  });
+
   it('rolls back and refuses a binding the VfConfig changes to a kernel driver that exposes no netdev', async () => {
     const claim = claimOf(CLAIM_A, ['0000-3b-00-2'], [driverConfig('pci-stub')]);
     const host = await setup(new Map([[`ai/rail-pair`, claim]]), hardware('mlx5_core'));

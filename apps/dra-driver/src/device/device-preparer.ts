@@ -50,9 +50,10 @@ export class DevicePreparer implements ClaimPreparer {
 
   /**
    * With `managed`, each device's planned binding goes into the first checkpoint record as Pending, so it
-   * is durable before any shadow or Pod write. A VF that would not be a kernel netdevice (no driver, a
-   * user-space I/O driver, a kept binding without netdev) is refused before anything changes; a binding
-   * the VfConfig changes must expose a netdev once it holds, or it is rolled back and refused.
+   * is durable before any shadow or Pod write. An InfiniBand VF, or one that would not be a kernel
+   * netdevice (no driver, a user-space I/O driver, a kept binding without netdev), is refused before
+   * anything changes; a binding the VfConfig changes must expose a netdev once it holds, or it is rolled
+   * back and refused.
    */
   async prepare(ref: ClaimRef, signal: AbortSignal, managed?: ManagedDevicePlan): Promise<readonly PreparedDevice[]> {
     const { checkpoint, logger } = this.options;
@@ -180,7 +181,8 @@ export class DevicePreparer implements ClaimPreparer {
       if (managed !== undefined) {
         if (binding === undefined) throw new SriovDraError('InvalidApiObject', `device ${device.device} has no planned managed binding`, { object });
         const netdevs = await this.options.binder.netdevs(device.vf.pciAddress);
-        const refusal = managedDeviceRefusal({ pciAddress: device.vf.pciAddress, driver: original, netdevs }, device.config.driver, object);
+        const state = { pciAddress: device.vf.pciAddress, linkType: device.vf.pf.linkType, driver: original, netdevs };
+        const refusal = managedDeviceRefusal(state, device.config.driver, object);
         if (refusal !== undefined) throw refusal;
       }
       devices.push({

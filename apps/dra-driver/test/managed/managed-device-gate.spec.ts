@@ -1,9 +1,10 @@
-// The managed-mode device gate (§8.1 step 2) through ManagedPreparer on a real API server: a VF that
-// would not be a kernel netdevice is refused with a stable code before any VF moves, leaving no
+// The managed-mode device gate (§4.1, §8.1 step 2) through ManagedPreparer on a real API server: a VF that
+// would not be an Ethernet kernel netdevice is refused with a stable code before any VF moves, leaving no
 // checkpoint record, shadow, Pod selection or CDI spec; a binding that only shows its missing netdev once
 // it holds is rolled back. Each node's fake sysfs is served by the kernel emulator.
 import { describe, expect, it, jest } from '@jest/globals';
 import { isSriovDraError } from '@sriov-dra/contract';
+import { uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
 import { DEVICES, type ManagedNode, NS, type NodeState, VFS, createWorkload, useManagedNode, vfConfig } from './managed-node.ts';
 
 const signal = new AbortController().signal;
@@ -74,5 +75,27 @@ describe('a managed VF that is not a kernel netdevice', () => {
 
     await (await host.open()).unprepare(ref, signal);
     expect(await host.state('stub')).toEqual(untouched(host));
+  });
+});
+
+describe('a managed InfiniBand VF', () => {
+  let host: ManagedNode;
+  useManagedNode(
+    (started) => {
+      host = started;
+    },
+    uniformLayout({ pfs: 1, vfsPerPf: VFS.length, linkType: 'infiniband' }),
+  );
+
+  it.each([
+    ['no VfConfig driver', []],
+    ['a VfConfig asking for vfio-pci', [vfConfig({ driver: 'vfio-pci' })]],
+  ])('is refused as UnsupportedLinkType with %s, before any VF moves', async (_case, config) => {
+    const name = `ib-${String(config.length)}`;
+    const workload = await createWorkload(host.admin, name, { [name]: [DEVICES[0] ?? '', DEVICES[1] ?? ''] }, {}, config);
+    const error = await failure((await host.open()).prepare(workload.ref(name), signal));
+    expect(isSriovDraError(error) ? error.code : error).toBe('UnsupportedLinkType');
+    expect(isSriovDraError(error) && error.message).toContain(`ResourceClaim ${NS}/${name}: VF ${VFS[0]} belongs to an InfiniBand PF`);
+    expect(await host.state(name)).toEqual(untouched(host));
   });
 });

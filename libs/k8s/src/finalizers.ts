@@ -24,6 +24,11 @@ export async function removeFinalizer(
     readonly signal?: AbortSignal;
     /** The object as the caller last saw it (e.g. a DELETE response): the first patch is tested against it instead of a fresh read. */
     readonly current?: KubeObject;
+    /**
+     * Called with every state of the object a patch is built from (`current` and each re-read); throws to
+     * refuse one that is no longer what the caller verified — another writer may change it between reads.
+     */
+    readonly verify?: (live: KubeObject) => void;
   } = {},
 ): Promise<FinalizerRemoval> {
   try {
@@ -32,6 +37,7 @@ export async function removeFinalizer(
       type,
       at,
       (live) => {
+        options.verify?.(live);
         const index = (live.metadata.finalizers ?? []).indexOf(finalizer);
         if (index < 0) return [];
         const path = pointer('metadata', 'finalizers', index);

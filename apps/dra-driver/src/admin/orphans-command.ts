@@ -23,7 +23,9 @@ is deleted or finalized; an orphan's protection finalizer is an administrator's 
                        is read from DIR/${DRIVER_NAME} and never written
   --kubeconfig FILE    [default: $KUBECONFIG, ~/.kube/config, then in-cluster]
 
-Output: one line per orphan, "namespace/name reason protected=yes|no terminating=yes|no pod=UID claim=UID".
+Output: one line per orphan, "namespace/name reason protected=yes|no terminating=yes|no pod=UID claim=UID",
+and for reason content-mismatch (a shadow of a checkpointed binding edited by hand or owned by another
+Pod, whose release waits with its record kept) difference="the first difference from the record".
 Exit status: 0 listed (orphans or none); 1 the node, the checkpoint or the API refused (code and remedy on
 stderr); 2 the command line is unusable.
 `;
@@ -62,7 +64,7 @@ export async function orphansCommand(argv: readonly string[], out: Output, err: 
       const orphans = findOrphans(await listNodeShadows(client, node.metadata.uid), store.claims().flatMap(managedBindingsOf), node.metadata.uid);
       for (const orphan of orphans) {
         out.write(
-          `${orphan.namespace}/${orphan.name} ${orphan.reason} protected=${yesNo(orphan.protectedByFinalizer)} terminating=${yesNo(orphan.terminating)} pod=${orphan.podUID ?? '-'} claim=${orphan.claimUID ?? '-'}\n`,
+          `${orphan.namespace}/${orphan.name} ${orphan.reason} protected=${yesNo(orphan.protectedByFinalizer)} terminating=${yesNo(orphan.terminating)} pod=${orphan.podUID ?? '-'} claim=${orphan.claimUID ?? '-'}${orphan.difference === undefined ? '' : ` difference=${JSON.stringify(orphan.difference)}`}\n`,
         );
       }
       if (orphans.length === 0) out.write(`no orphaned shadows on node ${nodeName}\n`);

@@ -104,7 +104,10 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
       for (const orphan of result.orphans) {
         if (reportedOrphans.has(orphan.uid)) continue;
         // An orphan keeps its finalizer until an administrator acts: `sriov-dra orphans` lists them all.
-        logger.warn({ shadow: `${orphan.namespace}/${orphan.name}`, uid: orphan.uid, reason: orphan.reason, podUID: orphan.podUID }, 'orphaned shadow');
+        logger.warn(
+          { shadow: `${orphan.namespace}/${orphan.name}`, uid: orphan.uid, reason: orphan.reason, podUID: orphan.podUID, difference: orphan.difference },
+          'orphaned shadow',
+        );
       }
       reportedOrphans = current;
       for (const [reason, count] of result.stopped) metrics.repairStops.inc({ reason }, count);

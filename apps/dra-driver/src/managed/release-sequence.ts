@@ -5,9 +5,9 @@ import type { ClaimRef } from '../kubelet/claim-preparer.ts';
 import { isAttached, managedBindingsOf, withPhase, withShadowUIDs } from './binding-records.ts';
 import type { BindingStore } from './forward-sequence.ts';
 import { publishPodSelections } from './pod-selections.ts';
-import { recordedShadow } from './recorded-shadow.ts';
+import { ownedShadow } from './owned-shadow.ts';
 import { type OwnedShadow, releaseShadowFinalizer, requestShadowDeletion } from './shadow-release.ts';
-import { type ShadowObject, verifyShadow } from './shadow-verification.ts';
+import type { ShadowObject } from './shadow-verification.ts';
 
 /** The host half of a release, done by the device layer (§8.4 steps 4–6 and 9). */
 export interface HostRelease {
@@ -17,37 +17,53 @@ export interface HostRelease {
 
 export interface ReleaseOutcome {
   /** What became of each owned shadow's deletion request; absent shadows were never created. */
-  readonly shadows: readonly ('terminating' | 'gone' | 'not ours')[];
+  readonly shadows: readonly ('terminating' | 'gone')[];
   readonly selectionsRemoved: boolean;
   readonly finalizers: readonly FinalizerRemoval[];
 }
 
+/** An owned shadow as step 1 found and verified it. */
+interface VerifiedShadow {
+  readonly owned: OwnedShadow;
+  readonly live: ShadowObject;
+}
+
 /**
- * The shadow a binding owns. A binding whose Create response was lost records no UID; the object under
- * its name is adopted only if it is exactly the shadow its record describes (deleting or not), so a
- * release never deletes or unprotects an object it did not create.
+ * §8.4 step 1: the shadow a binding owns, read under its name and verified against the record before the
+ * release asks anything of it; undefined when there is none (never created, or already removed). A lost
+ * Create response's empty UID is adopted only for an exact match. Anything else — a replacement UID, a
+ * Pod owner reference to another Pod, edited content — is thrown as ShadowConflict: no object it cannot
+ * prove it owns is deleted or unprotected, and its own shadow is never forgotten while still protected.
  */
-async function ownedShadowOf(store: BindingStore, binding: ManagedBinding, signal: AbortSignal): Promise<OwnedShadow | undefined> {
-  if (binding.shadow.uid !== '') return binding.shadow;
-  let found: ShadowObject;
+async function verifiedShadowOf(store: BindingStore, binding: ManagedBinding, signal: AbortSignal): Promise<VerifiedShadow | undefined> {
+  let live: ShadowObject;
   try {
-    found = await store.client.get<ShadowObject>(resourceTypes.networkAttachmentDefinition, binding.shadow, signal);
+    live = await store.client.get<ShadowObject>(resourceTypes.networkAttachmentDefinition, binding.shadow, signal);
   } catch (error) {
     if (isApiError(error, 'NotFound')) return undefined;
     throw error;
   }
-  const desired = recordedShadow(binding);
-  if (!desired.ok) throw desired.error;
-  return verifyShadow(found, desired.value, { releasing: true }).ok ? { ...binding.shadow, uid: found.metadata.uid } : undefined;
+  const owned = ownedShadow(binding, live);
+  if (!owned.ok) throw owned.error;
+  return { owned: owned.value, live };
 }
+
+/** Throws when the object a finalizer removal is about to be built on is no longer the binding's shadow. */
+const stillOwned =
+  (binding: ManagedBinding) =>
+  (live: KubeObject): void => {
+    const owned = ownedShadow(binding, live);
+    if (!owned.ok) throw owned.error;
+  };
 
 /**
  * NodeUnprepareResources of a managed claim (§8.4), resumable from any step: Deleting persisted first;
- * each owned shadow's deletion requested with a UID precondition (its finalizer keeps it readable for
- * Multus's DEL); this claim's selections and registry entries removed from the Pod and no others; the
- * host released and ReleaseComplete persisted by the device layer; then the owned finalizers removed and
- * the record forgotten, last. A retry after ReleaseComplete repeats only the API steps, which are no-ops
- * once done.
+ * every owned shadow verified before any is touched; each one's deletion requested with a UID
+ * precondition (its finalizer keeps it readable for Multus's DEL); this claim's selections and registry
+ * entries removed from the Pod and no others; the host released and ReleaseComplete persisted by the
+ * device layer; then the owned finalizers removed, each from a state verified again, and the record
+ * forgotten, last. A retry after ReleaseComplete repeats only the API steps, which are no-ops once done.
+ * A shadow that fails verification stops the release where it is, with the record kept.
  */
 export async function runReleaseSequence(store: BindingStore, host: HostRelease, ref: ClaimRef, signal: AbortSignal): Promise<ReleaseOutcome> {
   const { checkpoint, client } = store;
@@ -57,25 +73,29 @@ export async function runReleaseSequence(store: BindingStore, host: HostRelease,
     record = (await checkpoint.updateClaim(ref.uid, (current) => withPhase(current, ['Pending', 'Ready'], 'Deleting'))) ?? record;
   }
 
+  const verified = new Map<string, VerifiedShadow>();
+  for (const binding of managedBindingsOf(record)) {
+    signal.throwIfAborted();
+    // Without a UID by ReleaseComplete, its release found no shadow: whatever holds the name since is not its.
+    if (binding.phase === 'ReleaseComplete' && binding.shadow.uid === '') continue;
+    const found = await verifiedShadowOf(store, binding, signal);
+    if (found !== undefined) verified.set(binding.attachmentID, found);
+  }
+
   const shadows: ReleaseOutcome['shadows'][number][] = [];
-  const terminating = new Map<string, KubeObject>();
+  /** The state each shadow's finalizer removal is first tested against: the DELETE's answer, or step 1's read. */
+  const lastSeen = new Map<string, KubeObject | 'gone'>([...verified].map(([attachmentID, found]) => [attachmentID, found.live]));
   let selectionsRemoved = false;
   if (managedBindingsOf(record).some((binding) => binding.phase === 'Deleting')) {
     const adopted = new Map<string, string>();
     for (const binding of managedBindingsOf(record)) {
       signal.throwIfAborted();
-      const owned = await ownedShadowOf(store, binding, signal);
-      if (owned === undefined) continue;
-      if (owned.uid !== binding.shadow.uid) adopted.set(binding.attachmentID, owned.uid);
-      try {
-        const deletion = await requestShadowDeletion(client, owned, signal);
-        shadows.push(deletion.outcome);
-        if (deletion.current !== undefined) terminating.set(binding.attachmentID, deletion.current);
-      } catch (error) {
-        // Someone else's object holds the name now: ours is gone, and theirs is not ours to touch.
-        if (!(isSriovDraError(error) && error.code === 'ShadowConflict')) throw error;
-        shadows.push('not ours');
-      }
+      const found = verified.get(binding.attachmentID);
+      if (found === undefined) continue;
+      if (found.owned.uid !== binding.shadow.uid) adopted.set(binding.attachmentID, found.owned.uid);
+      const deletion = await requestShadowDeletion(client, found.owned, signal);
+      shadows.push(deletion.outcome);
+      lastSeen.set(binding.attachmentID, deletion.current ?? 'gone');
     }
     if (adopted.size > 0) record = (await checkpoint.updateClaim(ref.uid, (current) => withShadowUIDs(current, adopted))) ?? record;
     selectionsRemoved = await removeClaimSelections(store, record.pod, ref.uid, signal);
@@ -91,10 +111,15 @@ export async function runReleaseSequence(store: BindingStore, host: HostRelease,
       });
     }
     if (binding.shadow.uid === '') continue;
+    const seen = lastSeen.get(binding.attachmentID) ?? 'gone';
+    if (seen === 'gone') {
+      finalizers.push('gone');
+      continue;
+    }
     try {
-      finalizers.push(await releaseShadowFinalizer(client, binding.shadow, signal, terminating.get(binding.attachmentID)));
+      finalizers.push(await releaseShadowFinalizer(client, binding.shadow, { signal, current: seen, verify: stillOwned(binding) }));
     } catch (error) {
-      // The name was reused by another object: the finalizer obligation died with ours.
+      // Our shadow, verified above, was removed and the name reused since: the finalizer obligation died with it.
       if (!(isSriovDraError(error) && error.code === 'ObjectReplaced')) throw error;
       finalizers.push('gone');
     }

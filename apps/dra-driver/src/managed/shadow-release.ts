@@ -79,11 +79,14 @@ async function deleteOnce(client: KubeClient, shadow: OwnedShadow, signal?: Abor
 /**
  * Removes this driver's protection finalizer from the owned shadow (§8.4 step 7) once ReleaseComplete is
  * durable: UID- and resourceVersion-checked, other finalizers kept, a lost response settled by the
- * re-read. Only the finalizer goes; the deletion was requested earlier.
+ * re-read. Only the finalizer goes; the deletion was requested earlier. `verify` sees every state the
+ * removal is built on — the object as last seen (`current`, e.g. the DELETE's answer) and each re-read
+ * after another writer's change — and throws to refuse one that is no longer the verified shadow.
  */
-export function releaseShadowFinalizer(client: KubeClient, shadow: OwnedShadow, signal?: AbortSignal, current?: KubeObject): Promise<FinalizerRemoval> {
-  return removeFinalizer(client, resourceTypes.networkAttachmentDefinition, shadow, ATTACHMENT_PROTECTION_FINALIZER, {
-    signal,
-    ...(current === undefined ? {} : { current }),
-  });
+export function releaseShadowFinalizer(
+  client: KubeClient,
+  shadow: OwnedShadow,
+  options: { readonly signal?: AbortSignal; readonly current?: KubeObject; readonly verify?: (live: KubeObject) => void } = {},
+): Promise<FinalizerRemoval> {
+  return removeFinalizer(client, resourceTypes.networkAttachmentDefinition, shadow, ATTACHMENT_PROTECTION_FINALIZER, options);
 }

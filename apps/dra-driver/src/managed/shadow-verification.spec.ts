@@ -54,6 +54,18 @@ describe('verifyShadow', () => {
       'pod-uid is "other"',
     ],
     ['no owner reference to the Pod', { metadata: { ownerReferences: [] } }, `no owner reference to Pod UID ${POD_UID}`],
+    [
+      'an owner reference to another Pod beside the Pod’s',
+      {
+        metadata: {
+          ownerReferences: [
+            { kind: 'Pod', uid: POD_UID },
+            { kind: 'Pod', uid: 'other' },
+          ],
+        },
+      },
+      `owner reference to Pod UID other, not ${POD_UID}`,
+    ],
     ['an owner of another kind with the UID', { metadata: { ownerReferences: [{ kind: 'ReplicaSet', uid: POD_UID }] } }, 'no owner reference'],
     ['a blocking owner reference', { metadata: { ownerReferences: [{ kind: 'Pod', uid: POD_UID, blockOwnerDeletion: true }] } }, 'blocks owner deletion'],
     ['other config bytes', { spec: { config: '{"type": "sriov"}' } }, 'spec.config differs'],

@@ -21,7 +21,7 @@ export type ShadowRepair = 'none' | 'restore-finalizer';
 /**
  * Whether an existing object under the shadow's name is exactly the shadow this driver would create —
  * same binding annotation (attachment, Pod, claim, node, source, VF, config hash), same labels, the Pod
- * owner reference without blockOwnerDeletion, the same config bytes — so a lost Create response or a
+ * owner reference (and no other Pod's) without blockOwnerDeletion, the same config bytes — so a lost Create response or a
  * restart can adopt it. Anything else under that name is someone else's object (or an edited one) and
  * is never overwritten: ShadowConflict names the first difference. A shadow being deleted cannot serve a
  * Pod and is never recreated while it still exists: ShadowDeletionPending, except to a release. A missing protection finalizer
@@ -45,6 +45,8 @@ export function verifyShadow(found: ShadowObject, desired: DesiredShadow, option
   }
   const owner = desired.metadata.ownerReferences[0];
   const podOwners = (found.metadata.ownerReferences ?? []).filter((reference) => reference['kind'] === 'Pod');
+  const otherPod = podOwners.find((reference) => reference['uid'] !== owner?.uid);
+  if (otherPod !== undefined) return conflict(`it has an owner reference to Pod UID ${String(otherPod['uid'])}, not ${String(owner?.uid)}`);
   const foundOwner = podOwners.find((reference) => reference['uid'] === owner?.uid);
   // Orphaning deletion of the Pod legitimately removes the reference; a release may proceed without it,
   // never with a reference to another Pod (§8.4 step 1).

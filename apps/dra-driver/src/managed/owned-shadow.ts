@@ -19,7 +19,7 @@ export function ownedShadow(binding: ManagedBinding, found: ShadowObject): Resul
   const object = { kind: 'NetworkAttachmentDefinition', namespace: binding.shadow.namespace, name: binding.shadow.name, uid: found.metadata.uid };
   const remedy =
     `the release of claim ${binding.claimNamespace}/${binding.claimName} waits, its checkpoint record kept and its VF still assigned, and the kubelet retries it: ` +
-    `compare the object with the record (\`sriov-dra orphans --node-name ${binding.nodeName}\` names the difference); if it is this driver's shadow edited by hand, ` +
+    `compare the object with the record (\`sriov-dra orphans --node-name ${binding.nodeName}\` lists this node's shadows no record accounts for, and why); if it is this driver's shadow edited by hand, ` +
     'put back what differs (a Pod owner reference may be removed, not changed); if it is another object, move it away from the name. ' +
     'Do not remove the protection finalizer to force the release';
   const recorded = binding.shadow.uid;

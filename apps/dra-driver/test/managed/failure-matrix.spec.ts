@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, annotations, isSriovDraError } from '@sriov-dra/contract';
-import { type ApiRequest, KubeClient, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
+import { type ApiRequest, KubeClient, type KubeObject, contentTypes, isApiError, readResourceClaim, resourceTypes } from '@sriov-dra/k8s';
 import { type TcpProxy, createRoleBinding, startTcpProxy, waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { isHostOperationError } from '../../src/device/host-operation-error.ts';
@@ -257,7 +257,7 @@ describe('prepare', () => {
     await releaseThroughKubelet(row);
   });
 
-  it('refuses an object someone else created under the shadow’s name, never touching it, and releases without it', async () => {
+  it('refuses an object someone else created under the shadow’s name, never touching it, and releases once it is gone', async () => {
     const limited = await driverWithout('no-nad-create-2', 'network-attachment-definitions', 'create');
     const row = await workload();
     await failure((await host.open({ client: limited })).prepare(row.ref, signal));
@@ -274,10 +274,14 @@ describe('prepare', () => {
     );
 
     expect(await (await restarted()).prepare(row.ref)).toContain('ShadowConflict');
-    await releaseThroughKubelet(row);
+    // §8.4 step 1: with no UID recorded, the release cannot tell it from its own shadow edited after a lost
+    // Create response, so it waits, record kept, until the name is free.
+    expect(await (await restarted()).unprepare(row.ref)).toContain('ShadowConflict');
+    expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Deleting', 'Deleting']);
     const after = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: first?.shadow ?? '' });
     expect([after.metadata.uid, after.metadata.resourceVersion]).toEqual([foreign.metadata.uid, foreign.metadata.resourceVersion]);
     await admin.delete(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: first?.shadow ?? '' });
+    await releaseThroughKubelet(row);
   });
 
   it('adopts by identity and content, on the retry, the shadows whose UIDs could not be persisted', async () => {
@@ -514,8 +518,8 @@ describe('unprepare', () => {
 
   it.each([
     // A lost DELETE is sent again (a Terminating shadow answers it the same); a lost finalizer removal is settled by a read.
-    ['the shadow DELETE', (request: ApiRequest) => request.method === 'DELETE' && request.path.includes('/network-attachment-definitions/'), [3, 2, 0]],
-    ['the finalizer removal', (request: ApiRequest) => request.method === 'PATCH' && request.path.includes('/network-attachment-definitions/'), [2, 2, 1]],
+    ['the shadow DELETE', (request: ApiRequest) => request.method === 'DELETE' && request.path.includes('/network-attachment-definitions/'), [3, 2, 2]],
+    ['the finalizer removal', (request: ApiRequest) => request.method === 'PATCH' && request.path.includes('/network-attachment-definitions/'), [2, 2, 3]],
   ] satisfies [string, (request: ApiRequest) => boolean, [number, number, number]][])(
     'finishes the release after the answer to %s never came (the client’s deadline)',
     async (_step, matches, counts) => {
@@ -526,7 +530,8 @@ describe('unprepare', () => {
         await client.get(resourceTypes.pod, { namespace: NS, name: row.name });
         return (await host.open({ client })).unprepare(row.ref, signal);
       });
-      // DELETEs, PATCHes and GETs of shadows: one of each write per shadow on the happy path, and no read.
+      // DELETEs, PATCHes and GETs of shadows: one of each write per shadow on the happy path, after one
+      // read per shadow that verifies it against its record (§8.4 step 1).
       const verbs = ['delete', 'patch', 'get'].map((verb) => requests[`${verb} network-attachment-definitions`] ?? 0);
       expect(verbs).toEqual(counts);
       const state = await host.state(row.name);
@@ -625,12 +630,14 @@ describe('changes made by others', () => {
     const metadata = { name, namespace, labels, annotations: copied, ownerReferences, finalizers };
     const copy = await admin.create(resourceTypes.networkAttachmentDefinition, { ...original, metadata }, { namespace: NS });
     expect(await (await restarted()).prepare(row.ref)).toContain('ShadowConflict');
-    expect(await (await restarted()).unprepare(row.ref)).toBe('');
+    // Nor released past it (§8.4 step 1: a replacement UID is a conflict): the record waits for the copy to go.
+    expect(await (await restarted()).unprepare(row.ref)).toContain('ShadowConflict');
+    expect((await host.state(row.name)).bindings.map((binding) => binding.phase)).toEqual(['Deleting', 'Deleting']);
     // Not ours: left as it is, finalizer and all.
     const after = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: shadow?.name ?? '' });
     expect([after.metadata.uid, after.metadata.resourceVersion]).toEqual([copy.metadata.uid, copy.metadata.resourceVersion]);
     await stripFinalizerAndDelete(shadow?.name ?? '');
-    expect(withoutSelections(await host.state(row.name))).toEqual(released());
+    await releaseThroughKubelet(row);
   });
 
   it('restores a protection finalizer stripped from a live shadow', async () => {
@@ -648,10 +655,14 @@ describe('changes made by others', () => {
     await releaseThroughKubelet(row);
   });
 
-  it('refuses a shadow whose content was edited, and still releases it', async () => {
+  it('refuses a shadow whose content was edited, and its release until the content is put back', async () => {
     const row = await workload();
     await (await host.open()).prepare(row.ref, signal);
     const [shadow] = (await host.state(row.name)).shadows;
+    const frozen = await admin.get<KubeObject & { spec: { config: string } }>(resourceTypes.networkAttachmentDefinition, {
+      namespace: NS,
+      name: shadow?.name ?? '',
+    });
     await admin.patch(
       resourceTypes.networkAttachmentDefinition,
       { namespace: NS, name: shadow?.name ?? '' },
@@ -659,6 +670,18 @@ describe('changes made by others', () => {
       contentTypes.mergePatch,
     );
     expect(await (await restarted()).prepare(row.ref)).toContain('ShadowConflict');
+    // §8.4 step 1: edited content is a conflict for the release too; nothing is deleted or unprotected.
+    expect(await (await restarted()).unprepare(row.ref)).toContain('ShadowConflict');
+    expect((await host.state(row.name)).shadows.map((found) => [found.finalizers, found.deleting])).toEqual([
+      [[ATTACHMENT_PROTECTION_FINALIZER], false],
+      [[ATTACHMENT_PROTECTION_FINALIZER], false],
+    ]);
+    await admin.patch(
+      resourceTypes.networkAttachmentDefinition,
+      { namespace: NS, name: shadow?.name ?? '' },
+      { spec: { config: frozen.spec.config } },
+      contentTypes.mergePatch,
+    );
     await releaseThroughKubelet(row);
   });
 

@@ -1,6 +1,6 @@
 // Upstream multus-daemon v4.2.3 as a node runs it, on the test's node fixture: its own socket, its own
 // delegate cache, its API traffic to an address of the test's choosing, and no file outside a temp dir.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -73,6 +73,23 @@ const LAUNCH =
   'mount -t tmpfs tmpfs /var && mkdir -p /var/run/secrets/kubernetes.io && cp -r "$1" /var/run/secrets/kubernetes.io/serviceaccount && exec "$2" -config "$3"';
 
 /**
+ * The daemon's mount namespace receives the sandboxes mounted later under /run/netns only if /run/netns is
+ * a shared mount point when the daemon starts. iproute2 makes it one at the first `ip netns add` after
+ * boot; on a freshly booted machine the daemon can start before that, and its copy of /run/netns is then
+ * a plain directory in which every later sandbox is an empty file (its ADD fails with "unknown FS magic").
+ * One namespace added and deleted first makes the mount point.
+ */
+function ensureNetnsMountPoint(): void {
+  const mountPoints = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4]);
+  if (mountPoints.includes('/run/netns')) return;
+  const name = `netns-mount-point-${String(process.pid)}`;
+  execFileSync('ip', ['netns', 'add', name]);
+  execFileSync('ip', ['netns', 'del', name]);
+}
+
+/**
  * Starts upstream multus-daemon with clusterNetwork "primary" from the fixture's confDir, the fixture's CNI
  * plugins, and its Pod informer on `nodeName`. Configuration mode is auto, reading the fixture's confDir and
  * writing 00-multus.conf into a temp cniConfigDir: in v4.2.3 only the auto mode's configuration manager
@@ -126,6 +143,7 @@ export async function startUpstreamDaemon(options: {
   );
   const { port } = new URL(options.apiServer);
   const out = openSync(join(dir, 'multus-daemon.out'), 'a');
+  ensureNetnsMountPoint();
   const child: ChildProcess = spawn(
     'unshare',
     ['--mount', '--propagation', 'slave', '--', 'sh', '-c', LAUNCH, 'sh', serviceAccount, multusBinaries().multusDaemon, config],

@@ -38,21 +38,26 @@ async function allocatedClaim(name: string, device: string): Promise<KubeObject>
   );
 }
 
+/** A source template under `name` whose CNI network is rail-a. */
+function createTemplate(name: string): Promise<KubeObject> {
+  return admin.create(
+    resourceTypes.networkAttachmentDefinition,
+    {
+      apiVersion: 'k8s.cni.cncf.io/v1',
+      kind: 'NetworkAttachmentDefinition',
+      metadata: { name, namespace: NS },
+      spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}' },
+    },
+    { namespace: NS },
+  );
+}
+
 beforeAll(async () => {
   cp = await startControlPlane();
   admin = cp.adminClient;
   await installCrds(admin);
   await createNamespace(admin, NS);
-  source = await admin.create(
-    resourceTypes.networkAttachmentDefinition,
-    {
-      apiVersion: 'k8s.cni.cncf.io/v1',
-      kind: 'NetworkAttachmentDefinition',
-      metadata: { name: 'rail-a', namespace: NS },
-      spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}' },
-    },
-    { namespace: NS },
-  );
+  source = await createTemplate('rail-a');
   claims.set('nics-a', await allocatedClaim('nics-a', '0000-3b-00-2'));
   claims.set('nics-b', await allocatedClaim('nics-b', '0000-3b-00-3'));
   const pod = await admin.create(
@@ -139,16 +144,7 @@ describe('planClaimBindings', () => {
       eligible: new Map([['0000-3b-00-2', { attributes: { [NAD_NAME]: { string: 'rail-a-2' } } }]]),
       recorded: (uid) => (uid === claims.get('nics-b')?.metadata.uid ? frozen : undefined),
     };
-    await admin.create(
-      resourceTypes.networkAttachmentDefinition,
-      {
-        apiVersion: 'k8s.cni.cncf.io/v1',
-        kind: 'NetworkAttachmentDefinition',
-        metadata: { name: 'rail-a-2', namespace: NS },
-        spec: { config: '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"type":"host-local","subnet":"192.0.2.0/24"}}' },
-      },
-      { namespace: NS },
-    );
+    await createTemplate('rail-a-2');
     const a = await planClaimBindings(consumer, claims.get('nics-a')?.metadata.uid ?? '', claims.get('nics-a'), withdrawn);
     expect([...a.values()].map((binding) => [binding.device, binding.interface, binding.source.name])).toEqual([['0000-3b-00-2', 'dra0', 'rail-a-2']]);
 

@@ -204,7 +204,6 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
     let untranslatable: string | undefined;
     for (const policy of sorted.filter((candidate) => !isDefaultPolicy(candidate, input.operatorNamespace) && policySelectsNode(candidate, node.labels))) {
       const isManaged = managedUIDs.has(policy.metadata.uid);
-      if (!isManaged && policy.spec.dra !== undefined) continue;
       const selection = selectNicVfs(policy, inventory);
       if (selection.kind === 'untranslatable') {
         // A legacy selector without an exact filter (netFilter) advertises nothing rather than something else.

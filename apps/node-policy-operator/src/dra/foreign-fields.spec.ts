@@ -27,6 +27,12 @@ describe('foreignFields', () => {
     ]);
   });
 
+  it('removes nothing where either side has no map to compare, such as an object whose labels are gone', () => {
+    expect(foreignFields({ metadata: { name: 'dra-policy-u-attrs' }, spec: desired.spec }, desired)).toEqual([]);
+    expect(foreignFields({ metadata: { name: 'dra-policy-u-attrs', labels: null }, spec: desired.spec }, desired)).toEqual([]);
+    expect(foreignFields({ ...desired, spec: { attributes: { 'example.com/tier': { string: 'gold' } } } }, { metadata: desired.metadata })).toEqual([]);
+  });
+
   it('leaves metadata the operator does not set, and values it replaced whole, alone', () => {
     const actual = {
       metadata: { ...desired.metadata, uid: 'x', annotations: { note: 'kept' } },

@@ -6,6 +6,7 @@ describe('poolName (upstream resourceNameToDeviceClassName)', () => {
     ['intel_nic', 'intel-nic'],
     ['Mlx_CX6', 'mlx-cx6'],
     ['_edge_', 'edge'],
+    ['__edge__', 'edge'],
     ['a.b/c', 'abc'],
     ['___', 'sriov'],
     ['Äpfel_nic', 'pfel-nic'],

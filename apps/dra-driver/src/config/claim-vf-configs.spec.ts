@@ -135,6 +135,18 @@ describe('effectiveVfConfigs', () => {
     expect(outcome.ok ? 'accepted' : [outcome.error.code, outcome.error.object?.field]).toEqual(['InvalidApiObject', 'status.allocation.devices.config[0]']);
   });
 
+  it('says which source is unknown', () => {
+    const outcome = effectiveVfConfigs(claim([vfEntry('FromPod', [], {})]));
+    expect(outcome.ok ? outcome : outcome.error.detail).toBe('source "FromPod" is neither FromClass nor FromClaim');
+  });
+
+  it('returns nothing for a claim whose status has no allocation', () => {
+    expect(effectiveVfConfigs({ metadata: { namespace: 'ai-workloads', name: 'pairs-x', uid: '0b1c2d3e-1111-4222-8333-444455556666' }, status: {} })).toEqual({
+      ok: true,
+      value: [],
+    });
+  });
+
   it('returns nothing for a claim without allocation', () => {
     expect(effectiveVfConfigs({ metadata: { namespace: 'ai-workloads', name: 'pairs-x', uid: '0b1c2d3e-1111-4222-8333-444455556666' } })).toEqual({
       ok: true,

@@ -23,3 +23,10 @@ describe('vfConfigFromOpaque', () => {
     expect(result.ok ? 'accepted' : [result.error.code, result.error.object]).toEqual(['InvalidVfConfig', claim]);
   });
 });
+
+describe('vfConfigFromOpaque: an entry without a driver name', () => {
+  it('says so', () => {
+    const result = vfConfigFromOpaque({} as never, claim);
+    expect(result.ok ? result : result.error.detail).toBe('an opaque config entry has no driver name');
+  });
+});

@@ -361,3 +361,48 @@ describe('planManagedBindings', () => {
     });
   });
 });
+
+describe('planManagedBindings: one device through two requests, and what a refusal names', () => {
+  const planned = (allocations: readonly ManagedAllocation[]) => planManagedBindings(input(allocations));
+  const podObject = { kind: 'Pod', namespace: POD.namespace, name: POD.name, uid: POD.uid };
+
+  it.each<[string, Partial<SourceTemplate>]>([
+    ['namespace', { namespace: 'infra' }],
+    ['name', { name: 'rail-a-net-2' }],
+    ['UID', { uid: '6f0c9a52-3d1e-4b7a-9c08-2e6f4d1b7a93' }],
+    ['configuration', { config: RAIL_A.config.replace('192.0.2.0/24', '192.0.2.0/25') }],
+  ])('refuses a device whose two requests saw templates differing only in %s', (_field, change) => {
+    const result = planned([allocation(CLAIM_A, 'primary', '0000-03-00-1', RAIL_A), allocation(CLAIM_A, 'fallback', '0000-03-00-1', { ...RAIL_A, ...change })]);
+    expect(result.ok ? result : [result.error.code, result.error.object]).toEqual(['ConflictingDeviceRequirements', podObject]);
+  });
+
+  it('refuses two PCI addresses that are not BDFs as such, not as one shared address', () => {
+    const result = planned([
+      { ...allocation(CLAIM_A, 'nics', '0000-03-00-1', RAIL_A), pciAddress: '03:00.1' },
+      { ...allocation(CLAIM_A, 'nics', '0000-03-00-2', RAIL_A), pciAddress: '03:00.2' },
+    ]);
+    expect(result.ok ? result : result.error.code).toBe('InvalidPciAddress');
+  });
+
+  it('attaches a device once when its two requests saw the same template', () => {
+    const result = planned([allocation(CLAIM_A, 'primary', '0000-03-00-1', RAIL_A), allocation(CLAIM_A, 'fallback', '0000-03-00-1', { ...RAIL_A })]);
+    expect(result.ok ? result.value.bindings.map(({ binding }) => binding.requestNames) : result.error.message).toEqual([['fallback', 'primary']]);
+  });
+
+  it.each<[string, readonly ManagedAllocation[]]>([
+    ['a claim outside the Pod namespace', [allocation({ ...CLAIM_A, namespace: 'other' }, 'nics', '0000-03-00-1', RAIL_A)]],
+    ['a claim the Pod does not list', [allocation({ ...CLAIM_A, aliases: [] }, 'nics', '0000-03-00-1', RAIL_A)]],
+    [
+      'two devices with one PCI address',
+      [allocation(CLAIM_A, 'nics', '0000-03-00-1', RAIL_A), { ...allocation(CLAIM_B, 'nic-0', '0000-81-00-1', RAIL_B), pciAddress: '0000:03:00.1' }],
+    ],
+    ['a record the checkpoint would refuse to persist', [allocation({ ...CLAIM_A, name: 'Trainer_Nics' }, 'nics', '0000-03-00-1', RAIL_A)]],
+    [
+      'an explicit interface name on a request for two VFs',
+      [allocation(CLAIM_A, 'nics', '0000-03-00-1', RAIL_A, 'rail-a'), allocation(CLAIM_A, 'nics', '0000-03-00-2', RAIL_A, 'rail-a')],
+    ],
+  ])('names the Pod when it refuses %s', (_case, allocations) => {
+    const result = planned(allocations);
+    expect(result.ok ? result : result.error.object).toEqual(podObject);
+  });
+});

@@ -12,6 +12,7 @@ describe('reservedPodOf', () => {
     expect(error.code).toBe('InvalidApiObject');
     expect(error.object).toEqual({ kind: 'ResourceClaim', namespace: NAMESPACE, name: 'nics', uid: CLAIM_UID, field: 'status.allocation' });
     expect(error.detail).toBe('the claim is not allocated');
+    expect(error.remedy).toBe('the kubelet prepares a claim only after the scheduler allocated it; it retries once status.allocation is written');
   });
 
   it.each<[string, readonly Record<string, unknown>[], RegExp]>([
@@ -35,5 +36,6 @@ describe('reservedPodOf', () => {
     expect(error.code).toBe('InvalidClaimReservation');
     expect(error.detail).toMatch(detail);
     expect(error.object).toMatchObject({ kind: 'ResourceClaim', name: 'nics', field: 'status.reservedFor' });
+    expect(error.remedy).toMatch(/\S/);
   });
 });

@@ -115,3 +115,39 @@ describe('parseConsumerNode', () => {
     expect(rejectionOf(parseConsumerNode(withField(apiNode(), ['metadata', 'uid'], ''), { kind: 'Node', name: NODE })).code).toBe('InvalidApiObject');
   });
 });
+
+describe('consumer objects with their optional parts absent', () => {
+  it('reads a claim without spec or status as requesting nothing, unallocated and unreserved', () => {
+    const bare = withField(withField(apiClaim(), ['spec'], undefined), ['status'], undefined);
+    expect(parseConsumerClaim(bare, AT_CLAIM)).toMatchObject({ ok: true, value: { requests: [], allocation: undefined, reservedFor: [] } });
+    const noDevices = withField(withField(apiClaim(), ['spec', 'devices'], undefined), ['status', 'allocation'], null);
+    expect(parseConsumerClaim(noDevices, AT_CLAIM)).toMatchObject({ ok: true, value: { requests: [], allocation: undefined } });
+  });
+
+  it('reads a Pod without status as having no claim statuses and no extended-resource claim', () => {
+    const bare = withField(apiPod(), ['status'], undefined);
+    expect(parseConsumerPod(bare, AT_POD)).toMatchObject({ ok: true, value: { resourceClaimStatuses: [], extendedResourceClaim: undefined } });
+    const noClaims = withField(apiPod(), ['spec', 'resourceClaims'], undefined);
+    expect(parseConsumerPod(noClaims, AT_POD)).toMatchObject({ ok: true, value: { resourceClaims: [] } });
+  });
+
+  it('reads a null extended-resource claim status as none, and one without mappings as mapping nothing', () => {
+    const none = withField(apiPod(), ['status', 'extendedResourceClaimStatus'], null);
+    expect(parseConsumerPod(none, AT_POD)).toMatchObject({ ok: true, value: { extendedResourceClaim: undefined } });
+    const unmapped = apiPod({ extendedResourceClaimStatus: { resourceClaimName: 'trainer-0-extended-resources-x' } });
+    expect(parseConsumerPod(unmapped, AT_POD)).toMatchObject({
+      ok: true,
+      value: { extendedResourceClaim: { resourceClaimName: 'trainer-0-extended-resources-x', requestMappings: [] } },
+    });
+  });
+
+  it('names a malformed object by what it carries, and otherwise by where it was read', () => {
+    const at = { kind: 'ResourceClaim', namespace: NAMESPACE, name: 'expected' };
+    const objectOf = (value: unknown) => rejectionOf(parseConsumerClaim(value, at)).object;
+    expect(objectOf(null)).toEqual(at);
+    expect(objectOf('claim')).toEqual(at);
+    expect(objectOf({ metadata: null })).toEqual(at);
+    expect(objectOf({ metadata: { namespace: 5, name: 'carried' } })).toEqual({ ...at, name: 'carried' });
+    expect(objectOf({ metadata: { namespace: 'elsewhere', name: 7 } })).toEqual({ ...at, namespace: 'elsewhere' });
+  });
+});

@@ -62,6 +62,19 @@ describe('checkPodEligibility', () => {
     const error = rejectionOf(outcome);
     expect(error.code).toBe('PodNotEligible');
     expect(error.detail).toMatch(refusal);
-    expect(error.object).toMatchObject({ kind: 'Pod', namespace: NAMESPACE, name: POD });
+    expect(error.object).toMatchObject({
+      kind: 'Pod',
+      namespace: NAMESPACE,
+      name: POD,
+      field: shape.hostNetwork === true ? 'spec.hostNetwork' : 'metadata.deletionTimestamp',
+    });
+    expect(error.remedy).toMatch(/\S/);
+  });
+});
+
+describe('verifyConsumerPod: the first broken rule', () => {
+  it('reports a missing Pod before a missing Node', () => {
+    const error = rejectionOf(verifyConsumerPod(RESERVED, undefined, undefined, SERVED));
+    expect(error.object).toMatchObject({ kind: 'Pod', name: POD });
   });
 });

@@ -36,3 +36,23 @@ describe('recheckConsumer', () => {
     expect([error.code, error.detail]).toEqual([code, expect.stringMatching(detail)]);
   });
 });
+
+describe('recheckConsumer: what a refusal names', () => {
+  it('names the claim the prepare was for when the live claim cannot be read', () => {
+    const error = rejectionOf(recheckConsumer({ metadata: {} }, apiPod(), VERIFIED, 'retry'));
+    expect(error.object).toMatchObject({ kind: 'ResourceClaim', uid: CLAIM_UID });
+  });
+
+  it('names the replacing claim and the reservation it names now, and says what happens next', () => {
+    const replaced = rejectionOf(recheckConsumer(apiClaim({ uid: OTHER_UID }), apiPod(), VERIFIED, 'retry'));
+    expect(replaced.object).toMatchObject({ kind: 'ResourceClaim', uid: OTHER_UID });
+    const moved = rejectionOf(recheckConsumer(apiClaim({ reservedFor: [podConsumer('trainer-1', OTHER_UID)] }), apiPod(), VERIFIED, 'retry'));
+    expect(moved.object).toMatchObject({ kind: 'ResourceClaim', uid: CLAIM_UID, field: 'status.reservedFor' });
+    expect(moved.remedy).toBe('the kubelet prepares the claim again for the Pod it is reserved for now');
+  });
+
+  it('refuses a Pod it cannot read', () => {
+    const error = rejectionOf(recheckConsumer(apiClaim(), { metadata: {} }, VERIFIED, 'retry'));
+    expect([error.code, error.object]).toEqual(['InvalidApiObject', expect.objectContaining({ kind: 'Pod' })]);
+  });
+});

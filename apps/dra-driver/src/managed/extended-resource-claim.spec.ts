@@ -32,6 +32,7 @@ describe('rejectExtendedResourceClaim', () => {
     expect(error.code).toBe('UnsupportedManagedClaimKind');
     expect(error.detail).toMatch(detail);
     expect(error.object).toMatchObject({ kind: 'ResourceClaim', name: EXTENDED_CLAIM });
+    expect(error.remedy).toMatch(/\S/);
   });
 
   it.each<[string, ClaimShape, PodShape]>([
@@ -46,5 +47,20 @@ describe('rejectExtendedResourceClaim', () => {
     ['a claim whose annotation is not "true"', { annotations: { [EXTENDED_RESOURCE_CLAIM_ANNOTATION]: 'false' } }, {}],
   ])('accepts %s', (_, claim, pod) => {
     expect(rejectExtendedResourceClaim(claimOf(claim), podOf(pod))).toEqual({ ok: true, value: undefined });
+  });
+});
+
+describe('rejectExtendedResourceClaim: resources named', () => {
+  it('lists every extended resource the claim was generated for', () => {
+    const results = [...EXTENDED_RESULTS, vfResult('0000-3b-00-4', 'container-0-request-0')];
+    const error = rejectionOf(rejectExtendedResourceClaim(claimOf({ name: EXTENDED_CLAIM, results }), podOf({ extendedResourceClaimStatus: EXTENDED_STATUS })));
+    expect(error.detail).toMatch(/ \(example\.com\/vf, example\.com\/gpu\)$/);
+  });
+
+  it('refuses an annotated claim that is not allocated yet, naming no resource', () => {
+    const error = rejectionOf(
+      rejectExtendedResourceClaim(claimOf({ name: EXTENDED_CLAIM, results: null, annotations: { [EXTENDED_RESOURCE_CLAIM_ANNOTATION]: 'true' } }), podOf({})),
+    );
+    expect(error.detail).toMatch(/extended-resource requests$/);
   });
 });

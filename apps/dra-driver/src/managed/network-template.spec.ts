@@ -144,6 +144,7 @@ describe('resolveNetworkTemplate (§5.2)', () => {
       expect(result.error.code).toBe(code);
       expect(result.error.detail).toContain(detail);
       expect(result.error.object).toEqual(DEVICE);
+      expect(result.error.remedy).toMatch(/\S/);
     });
   });
 

@@ -89,5 +89,17 @@ describe('ownedResults', () => {
     const error = rejectionOf(ownedResults(claimOf(shape), DRIVER_NAME, SNAPSHOT));
     expect(error.code).toBe('DeviceNotEligible');
     expect(error.detail).toMatch(detail);
+    expect(error.object).toMatchObject({ kind: 'ResourceClaim', name: 'nics', field: 'status.allocation.devices.results[vfs]' });
+  });
+
+  it('returns nothing for a claim that is not allocated', () => {
+    expect(ownedResults(claimOf({ results: null }), DRIVER_NAME, SNAPSHOT)).toEqual({ ok: true, value: [] });
+  });
+
+  it('lists every capacity a shared result consumes', () => {
+    const error = rejectionOf(
+      ownedResults(claimOf({ results: [vfResult(VF_A, 'vfs', { consumedCapacity: { bandwidth: '10G', queues: '4' } })] }), DRIVER_NAME, SNAPSHOT),
+    );
+    expect(error.detail).toMatch(/as a share consuming capacity bandwidth, queues$/);
   });
 });

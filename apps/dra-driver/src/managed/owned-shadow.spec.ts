@@ -103,3 +103,20 @@ describe('ownedShadow', () => {
     expect(verdict.ok ? verdict : verdict.error.code).toBe('ShadowConflict');
   });
 });
+
+describe('ownedShadow: the remedy of a conflict', () => {
+  it('says how to find the difference, how to put it back, and not to force the release', () => {
+    const { binding, live } = recorded();
+    const verdict = ownedShadow(binding, { ...live, spec: { config: '{}' } });
+    const remedy = verdict.ok ? '' : verdict.error.remedy;
+    expect(remedy).toContain(`\`sriov-dra orphans --node-name ${NODE.name}\` lists this node's shadows no record accounts for, and why`);
+    expect(remedy).toContain('put back what differs (a Pod owner reference may be removed, not changed)');
+    expect(remedy).toMatch(/Do not remove the protection finalizer to force the release$/);
+  });
+
+  it('passes on a record that cannot rebuild its shadow', () => {
+    const { binding, live } = recorded();
+    const verdict = ownedShadow({ ...binding, pciAddress: '0000:03:00.2' }, live);
+    expect(verdict.ok ? verdict : verdict.error.code).toBe('CheckpointCorrupt');
+  });
+});

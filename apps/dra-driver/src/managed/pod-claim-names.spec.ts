@@ -82,5 +82,6 @@ describe('podClaimNames', () => {
     expect(error.code).toBe('InvalidApiObject');
     expect(error.detail).toMatch(detail);
     expect(error.object).toMatchObject({ kind: 'Pod', name: 'trainer-0', field });
+    expect(error.remedy).toMatch(/\S/);
   });
 });

@@ -123,6 +123,7 @@ describe('verifyPodClaimReferences', () => {
     expect(error.code).toBe('ConsumerMismatch');
     expect(error.detail).toMatch(detail);
     expect(error.object).toMatchObject(object);
+    expect(error.remedy).toMatch(/\S/);
   });
 
   it('refuses a Pod whose other claim does not exist', () => {
@@ -135,6 +136,8 @@ describe('verifyPodClaimReferences', () => {
     const error = rejectionOf(verify(pod, {}, [], ['gpus']));
     expect(error.code).toBe('ApiNotFound');
     expect(error.detail).toBe('ResourceClaim workloads/gpus of entry "gpu" does not exist');
+    expect(error.object).toMatchObject({ kind: 'Pod', field: 'spec.resourceClaims' });
+    expect(error.remedy).toMatch(/\S/);
   });
 
   it("refuses a template claim outside the Pod's namespace, even controlled by the Pod", () => {
@@ -164,5 +167,11 @@ describe('otherClaimNames', () => {
     const names = podClaimNames(pod);
     if (!names.ok) throw names.error;
     expect(otherClaimNames(names.value, claimOf())).toEqual(['gpus']);
+  });
+});
+
+describe('otherClaimNames: entries without a claim', () => {
+  it('reads nothing for an entry the resource claim controller left without a claim', () => {
+    expect(otherClaimNames([{ kind: 'absent', podClaimName: 'optional' }], claimOf())).toHaveLength(0);
   });
 });

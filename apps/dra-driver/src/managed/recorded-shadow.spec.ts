@@ -71,3 +71,36 @@ describe('recordedShadow', () => {
     expect(rebuilt.ok ? 'accepted' : rebuilt.error.code).toBe('CheckpointCorrupt');
   });
 });
+
+describe('recordedShadow: what a refusal says', () => {
+  const claim = { kind: 'ResourceClaim', namespace: CLAIM.namespace, name: CLAIM.name, uid: CLAIM.uid };
+
+  it('names the attachment, the VF and the claim of bytes no render wrote, and how to recover', () => {
+    const { binding } = planned();
+    const rebuilt = recordedShadow({ ...binding, pciAddress: '0000:03:00.2' });
+    expect(rebuilt.ok ? rebuilt : rebuilt.error.toJSON()).toEqual({
+      code: 'CheckpointCorrupt',
+      detail: `the frozen configuration of attachment ${binding.attachmentID} is not a rendered shadow configuration for VF 0000:03:00.2`,
+      object: claim,
+      remedy: 'the checkpoint was edited by hand; restore it from a backup, or drain the node and remove the claim record after releasing its shadow',
+    });
+  });
+
+  it('names the shadow a record gives that its identity does not, in either namespace or name', () => {
+    const { binding } = planned();
+    const wrongName = `dra-sriov-${'0'.repeat(32)}`;
+    const byName = recordedShadow({ ...binding, shadow: { ...binding.shadow, name: wrongName } });
+    expect(byName.ok ? byName : [byName.error.detail, byName.error.object]).toEqual([
+      `attachment ${binding.attachmentID} records shadow ${binding.shadow.namespace}/${wrongName}, not the name its identity gives`,
+      claim,
+    ]);
+    const byNamespace = recordedShadow({ ...binding, shadow: { ...binding.shadow, namespace: 'elsewhere' } });
+    expect(byNamespace.ok ? 'accepted' : byNamespace.error.code).toBe('CheckpointCorrupt');
+  });
+
+  it('passes on the refusal of a record whose interface name no binding annotation allows', () => {
+    const { binding } = planned();
+    const rebuilt = recordedShadow({ ...binding, interface: 'not an interface name' });
+    expect(rebuilt.ok ? 'accepted' : rebuilt.error.code).toBe('InvalidBindingAnnotation');
+  });
+});

@@ -132,6 +132,38 @@ describe('resolvePodForClaim', () => {
     expect(error.object).toEqual({ kind: 'ResourceClaim', namespace: NAMESPACE, name: 'gpus' });
   });
 
+  it('refuses a Pod whose other claim does not exist as ApiNotFound, not as a malformed claim', async () => {
+    const pod = apiPod({
+      resourceClaims: [
+        { name: 'net', resourceClaimName: CLAIM },
+        { name: 'gpu', resourceClaimName: 'gpus' },
+      ],
+    });
+    const error = await rejection(resolve(apiClaim(), fakeReader({ ...LIVE, [`pod ${NAMESPACE}/${POD}`]: pod })));
+    expect(error.code).toBe('ApiNotFound');
+  });
+
+  it('refuses a Pod whose fields the consumer check reads but whose other fields are malformed, naming the field', async () => {
+    const pod = { ...apiPod(), status: { phase: 5 } };
+    const error = await rejection(resolve(apiClaim(), fakeReader({ ...LIVE, [`pod ${NAMESPACE}/${POD}`]: pod })));
+    expect(error.toJSON()).toMatchObject({
+      code: 'MalformedApiResponse',
+      detail: 'the Pod as read lacks status.phase',
+      object: { kind: 'Pod', namespace: NAMESPACE, name: POD, uid: POD_UID },
+    });
+  });
+
+  it('refuses when the Node this driver serves is gone', async () => {
+    const error = await rejection(resolve(apiClaim(), fakeReader({ [`pod ${NAMESPACE}/${POD}`]: apiPod() })));
+    expect([error.code, error.object]).toEqual(['ConsumerMismatch', { kind: 'Node', name: NODE }]);
+  });
+
+  it('refuses a malformed Node from the API server, naming this node', async () => {
+    const error = await rejection(resolve(apiClaim(), fakeReader({ ...LIVE, [`node ${NODE}`]: { kind: 'Node' } })));
+    expect(error.code).toBe('InvalidApiObject');
+    expect(error.object).toMatchObject({ kind: 'Node', name: NODE });
+  });
+
   it('passes an API failure through unchanged', async () => {
     const forbidden = new SriovDraError('ApiForbidden', 'GET pods');
     const error = await rejection(resolve(apiClaim(), fakeReader({ ...LIVE, [`pod ${NAMESPACE}/${POD}`]: forbidden })));

@@ -79,3 +79,38 @@ describe('verifyShadow', () => {
     expect(verdict.ok ? verdict : verdict.error.code).toBe('ShadowDeletionPending');
   });
 });
+
+describe('verifyShadow: what a refusal names', () => {
+  const object = { kind: 'NetworkAttachmentDefinition', namespace: 'ai', name: desired.metadata.name, uid: '11111111-2222-4333-8444-555555555555' };
+
+  it('names the object under the shadow’s name and says it is left alone', () => {
+    const verdict = verifyShadow(found({ spec: { config: '{}' } }), desired);
+    expect(verdict.ok ? verdict : [verdict.error.detail, verdict.error.object]).toEqual([
+      "its spec.config differs from the rendered configuration; the object under the shadow's name is not this binding's shadow and is left as it is",
+      object,
+    ]);
+  });
+
+  it('says since when a shadow is being deleted', () => {
+    const verdict = verifyShadow(found({ metadata: { deletionTimestamp: '2026-11-30T10:00:00Z' } }), desired);
+    expect(verdict.ok ? verdict : [verdict.error.detail, verdict.error.object]).toEqual([
+      'the shadow is being deleted (since 2026-11-30T10:00:00Z); it is not recreated while it exists',
+      object,
+    ]);
+  });
+
+  it.each([
+    ['without annotations', { metadata: { annotations: undefined } }, 'annotation differs'],
+    ['without labels', { metadata: { labels: undefined } }, 'label sriovnetwork.k8snetworkplumbingwg.io/managed-by is null'],
+    ['without owner references', { metadata: { ownerReferences: undefined } }, `no owner reference to Pod UID ${POD_UID}`],
+  ])('refuses an object %s', (_case, change, message) => {
+    const verdict = verifyShadow(found(change), desired);
+    expect(verdict.ok ? verdict : verdict.error.code).toBe('ShadowConflict');
+    expect(verdict.ok ? '' : verdict.error.detail).toContain(message);
+  });
+
+  it('refuses an object without a spec', () => {
+    const verdict = verifyShadow({ metadata: found().metadata }, desired);
+    expect(verdict.ok ? '' : verdict.error.detail).toContain('spec.config differs');
+  });
+});

@@ -110,3 +110,31 @@ describe('mergeDeviceAttributes: the device attribute budget', () => {
     expect(merged.ok ? 'accepted' : merged.error.code).toBe('AttributeBudgetExceeded');
   });
 });
+
+describe('mergeDeviceAttributes: what a refusal says', () => {
+  const dra = (name: string) => ({ kind: 'DeviceAttributes', namespace: 'dra-driver-sriov', name });
+
+  it('names both references of a conflict, a defaulted namespace as the Pod’s', () => {
+    const merged = mergeDeviceAttributes([object('rail-a', ref('rail-a-net')), object('rail-z', ref('rail-z-net', 'infra'))]);
+    expect(merged.ok ? merged : [merged.error.detail, merged.error.object]).toEqual([
+      'DeviceAttributes rail-a selects <pod namespace>/rail-a-net but rail-z selects infra/rail-z-net',
+      dra('rail-z'),
+    ]);
+  });
+
+  it('names the attribute and the device whose discovered attribute a custom one would overwrite', () => {
+    const device = { pool: 'worker-a', name: '0000-3b-01-0', attributeNames: ['example.com/numaNode'], capacityNames: [] };
+    const merged = mergeDeviceAttributes([object('forged', { 'example.com/numaNode': { int: 1 } })], device);
+    expect(merged.ok ? merged : [merged.error.code, merged.error.detail, merged.error.object]).toEqual([
+      'ReservedDRAAttribute',
+      'attribute example.com/numaNode is published by discovery for device worker-a/0000-3b-01-0',
+      dra('forged'),
+    ]);
+  });
+
+  it('names the objects when custom attributes alone exceed the budget', () => {
+    const many = (prefix: string) => Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`example.com/${prefix}${String(index)}`, { int: index }]));
+    const merged = mergeDeviceAttributes([object('b', many('b')), object('a', many('a'))]);
+    expect(merged.ok ? merged : [merged.error.code, merged.error.object]).toEqual(['AttributeBudgetExceeded', { kind: 'DeviceAttributes', name: 'a,b' }]);
+  });
+});

@@ -66,6 +66,7 @@ describe('matchesResourceFilters', () => {
     ['no filters match every VF', undefined, true],
     ['an empty filter list matches every VF', [], true],
     ['an empty filter matches every VF', [{}], true],
+    ['an empty list in a filter places no constraint', [{ vendors: [], pfNames: [] }], true],
     ['vendors', [{ vendors: ['8086', '15b3'] }], true],
     ['vendors, other', [{ vendors: ['8086'] }], false],
     ['devices is the VF device ID', [{ devices: ['1018'] }], true],
@@ -296,5 +297,100 @@ describe('resolvePolicyDevices', () => {
     const forward = resolve({ ...input, devices: inventory });
     const backward = resolve({ ...input, devices: [...inventory].reverse(), policies: [...input.policies].reverse() });
     expect(backward).toEqual(forward);
+  });
+});
+
+describe('resolvePolicyDevices: what a withheld device and a problem say', () => {
+  const railA = { resourceFilters: [{ pfNames: ['ens1f0'] }] };
+  const configRef = (name: string, field: string) => ({ kind: 'SriovResourcePolicy', namespace: NS, name, field });
+
+  it('skips objects that are not Kubernetes objects', () => {
+    const result = resolve({ policies: [null, 'x', policy('p', { configs: [railA] })], deviceAttributes: [null, { metadata: {} }] });
+    expect(names(result.eligible)).toEqual([a0.name, a1.name]);
+    expect(result.problems).toEqual([]);
+  });
+
+  it('reports no problem for valid objects, and a policy without configs claims nothing', () => {
+    const result = resolve({
+      policies: [policy('a-empty', {}), policy('b', { configs: [{ ...railA, deviceAttributesSelector: {} }] })],
+      deviceAttributes: [attributes('x', {}, { 'example.com/rail': { string: 'a' } })],
+    });
+    expect(result.problems).toHaveLength(0);
+    expect(result.eligible.map((entry) => [entry.name, entry.claimedBy.policy])).toEqual([
+      [a0.name, 'b'],
+      [a1.name, 'b'],
+    ]);
+  });
+
+  it('resolves a null selector like an absent one: no custom attributes', () => {
+    const result = resolve({ policies: [policy('p', { configs: [{ ...railA, deviceAttributesSelector: null }] })] });
+    expect(names(result.eligible)).toEqual([a0.name, a1.name]);
+  });
+
+  it('says which config selects nothing, in which namespace, and what to do', () => {
+    const result = resolve({
+      policies: [
+        policy('p', { configs: [{ resourceFilters: [{ pfNames: ['ens9f9'] }] }, { ...railA, deviceAttributesSelector: { matchLabels: { rail: 'a' } } }] }),
+      ],
+      devices: [a0],
+    });
+    expect(result.withheld[0]?.error.toJSON()).toEqual({
+      code: 'InvalidSriovResourcePolicy',
+      detail: `deviceAttributesSelector selects no DeviceAttributes object in ${NS}`,
+      object: configRef('p', 'configs[1]'),
+      remedy: 'create the DeviceAttributes object the selector names, or fix the selector; until then the devices of this config are not published',
+    });
+  });
+
+  it('says what is wrong with a malformed selector', () => {
+    const selector = { matchExpressions: [{ key: 'rail', operator: 'In' }] };
+    const result = resolve({
+      policies: [policy('p', { configs: [{ ...railA, deviceAttributesSelector: selector }] })],
+      deviceAttributes: [attributes('x', { rail: 'a' }, {})],
+    });
+    expect(result.withheld[0]?.error).toMatchObject({
+      detail: 'deviceAttributesSelector: requirement In on rail has no values',
+      object: configRef('p', 'configs[0]'),
+    });
+  });
+
+  it('reports an invalid DeviceAttributes object as a problem even when no config selects it', () => {
+    const result = resolve({ deviceAttributes: [attributes('bad', {}, { 'example.com/bad': { int: 1, string: 'two' } })] });
+    expect(result.problems.map((error) => [error.code, error.object?.name])).toEqual([['InvalidDeviceAttributes', 'bad']]);
+  });
+
+  it('withholds under an invalid policy whose node selector cannot even be read', () => {
+    const result = resolve({ policies: [policy('a-broken', { nodeSelector: { nodeSelectorTerms: 'x' }, configs: [{}] }), policy('b', { configs: [{}] })] });
+    expect(result.eligible).toEqual([]);
+    expect(result.withheld.map((entry) => [entry.name, entry.reason, entry.claimedBy])).toEqual(
+      [a0, a1, b0, b1].map((entry) => [entry.name, 'InvalidPolicy', { policy: 'a-broken' }]),
+    );
+  });
+
+  it('names the policy whose node selector is malformed, and reports it once', () => {
+    const nodeSelector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'Gt', values: ['x'] }] }] };
+    const result = resolve({ policies: [policy('a', { nodeSelector, configs: [{}] })], devices: [a0] });
+    const expected = {
+      code: 'InvalidSriovResourcePolicy',
+      detail: 'nodeSelector: requirement Gt on pool needs exactly one integer value',
+      object: { kind: 'SriovResourcePolicy', namespace: NS, name: 'a' },
+    };
+    expect(result.problems.map((error) => error.toJSON())).toEqual([expect.objectContaining(expected)]);
+    expect(result.withheld.map((entry) => [entry.claimedBy, entry.error.toJSON()])).toEqual([[{ policy: 'a' }, expect.objectContaining(expected)]]);
+  });
+
+  it('lists withheld devices by name whichever policy withheld them', () => {
+    const unresolved = (filter: Record<string, unknown>) => ({ resourceFilters: [filter], deviceAttributesSelector: { matchLabels: { rail: 'none' } } });
+    const result = resolve({
+      policies: [policy('a', { configs: [unresolved({ pfNames: ['ib0'] })] }), policy('b', { configs: [unresolved({ pfNames: ['ens1f0'] })] })],
+    });
+    expect(names(result.withheld)).toEqual([a0.name, a1.name, b0.name, b1.name]);
+  });
+
+  it('withholds a device whose discovered attributes carry half a template reference, naming the device', () => {
+    const half = device(vf(pfA, 3), { [attributeKeys.netAttachDefNamespace]: { string: 'infra' } });
+    const result = resolve({ devices: [half], policies: [policy('p', { configs: [{}] })] });
+    expect(result.eligible).toEqual([]);
+    expect(result.withheld.map((entry) => [entry.reason, entry.error.object])).toEqual([['DeviceLimits', { kind: 'Device', name: `worker-a/${half.name}` }]]);
   });
 });

@@ -92,3 +92,35 @@ describe('matchesLabelSelector', () => {
     expect(value(matchesLabelSelector(selector, labels))).toBe(expected);
   });
 });
+
+describe('selector requirements: int64 bounds and what a malformed one says', () => {
+  it.each<[string, SelectorRequirement, boolean | string]>([
+    ['the smallest int64 is an operand', { key: 'rack', operator: 'Gt', values: ['-9223372036854775808'] }, true],
+    ['below int64', { key: 'rack', operator: 'Gt', values: ['-9223372036854775809'] }, 'InvalidSriovResourcePolicy'],
+  ])('%s', (_case, requirement, expected) => {
+    expect(value(matchesRequirement(requirement, labels))).toBe(expected);
+  });
+
+  it('reads a label of the smallest int64', () => {
+    expect(value(matchesRequirement({ key: 'min', operator: 'Lt', values: ['0'] }, { min: '-9223372036854775808' }))).toBe(true);
+  });
+
+  it.each<[SelectorRequirement, string]>([
+    [{ key: 'zone', operator: 'NotIn' }, 'requirement NotIn on zone has no values'],
+    [{ key: 'zone', operator: 'DoesNotExist', values: ['a'] }, 'requirement DoesNotExist on zone must not have values'],
+    [{ key: 'rack', operator: 'Lt', values: ['x'] }, 'requirement Lt on rack needs exactly one integer value'],
+  ])('says what is wrong with %p', (requirement, detail) => {
+    const result = matchesRequirement(requirement, labels);
+    expect(result.ok ? result : result.error.detail).toBe(detail);
+  });
+
+  it('ANDs every expression of a label selector, not only the first', () => {
+    const selector = {
+      matchExpressions: [
+        { key: 'zone', operator: 'In' as const, values: ['a'] },
+        { key: 'rack', operator: 'In' as const, values: ['13'] },
+      ],
+    };
+    expect(value(matchesLabelSelector(selector, labels))).toBe(false);
+  });
+});

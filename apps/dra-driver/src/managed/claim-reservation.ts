@@ -1,5 +1,5 @@
 import { type ObjectRef, type Result, fail, ok } from '@sriov-dra/contract';
-import type { ConsumerClaim, ConsumerReference } from './consumer-objects.ts';
+import { type ConsumerClaim, type ConsumerReference, parseConsumerClaim } from './consumer-objects.ts';
 
 /** The Pod a claim's reservation names: the consumer namespace is always the claim's. */
 export interface ReservedPod {
@@ -58,4 +58,30 @@ export function reservedPodOf(claim: ConsumerClaim): Result<ReservedPod> {
     });
   }
   return ok({ namespace: claim.namespace, name: consumer.name, uid: consumer.uid });
+}
+
+/**
+ * §8.1 step 4 and §6.1 steps 1–2 on a claim read again after the driver verified it: still the same
+ * claim (not replaced under its name), still allocated and reserved for exactly one Pod, and that Pod is
+ * still `podUID`. `at` names the claim when what was read cannot be decoded. Returns the reservation.
+ */
+export function stillReservedFor(liveClaim: unknown, expected: { readonly claimUID: string; readonly podUID: string }, at: ObjectRef): Result<ReservedPod> {
+  const claim = parseConsumerClaim(liveClaim, at);
+  if (!claim.ok) return claim;
+  if (claim.value.uid !== expected.claimUID) {
+    return fail('ObjectReplaced', `the claim is now UID ${claim.value.uid}, not UID ${expected.claimUID}`, { object: claimObject(claim.value) });
+  }
+  const reserved = reservedPodOf(claim.value);
+  if (!reserved.ok) return reserved;
+  if (reserved.value.uid !== expected.podUID) {
+    return fail(
+      'ConsumerMismatch',
+      `the claim is now reserved for Pod ${reserved.value.namespace}/${reserved.value.name} (${reserved.value.uid}), not Pod UID ${expected.podUID}`,
+      {
+        object: claimObject(claim.value, 'status.reservedFor'),
+        remedy: 'nothing more is written for the Pod UID it was prepared for; the kubelet releases it there and prepares it for the Pod it is reserved for now',
+      },
+    );
+  }
+  return reserved;
 }

@@ -1,12 +1,5 @@
-import { type Result, SriovDraError } from '@sriov-dra/contract';
 import { type KubeClient, readResourceClaim } from '@sriov-dra/k8s';
-import { claimObject, reservedPodOf } from './claim-reservation.ts';
-import { parseConsumerClaim } from './consumer-objects.ts';
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw result.error;
-  return result.value;
-}
+import { stillReservedFor } from './claim-reservation.ts';
 
 /**
  * §8.1 step 4: a Pod's selections are written only while the claim is still reserved for that Pod. The
@@ -21,17 +14,6 @@ export async function verifyClaimStillReserved(
   signal?: AbortSignal,
 ): Promise<void> {
   const at = { kind: 'ResourceClaim', namespace: claim.namespace, name: claim.name, uid: claim.uid };
-  const live = unwrap(parseConsumerClaim(await readResourceClaim(client, claim.namespace, claim.name, signal), at));
-  if (live.uid !== claim.uid) throw new SriovDraError('ObjectReplaced', `the claim is now UID ${live.uid}`, { object: at });
-  const reserved = unwrap(reservedPodOf(live));
-  if (reserved.uid !== podUID) {
-    throw new SriovDraError(
-      'ConsumerMismatch',
-      `the claim is now reserved for Pod ${reserved.namespace}/${reserved.name} (${reserved.uid}), not Pod UID ${podUID}`,
-      {
-        object: claimObject(live, 'status.reservedFor'),
-        remedy: 'nothing was written to the Pod; the kubelet releases the claim from the Pod it was prepared for',
-      },
-    );
-  }
+  const reserved = stillReservedFor(await readResourceClaim(client, claim.namespace, claim.name, signal), { claimUID: claim.uid, podUID }, at);
+  if (!reserved.ok) throw reserved.error;
 }

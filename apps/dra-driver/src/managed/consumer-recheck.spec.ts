@@ -18,13 +18,13 @@ describe('recheckConsumer', () => {
   });
 
   it.each<[string, Record<string, unknown>, Record<string, unknown> | undefined, string, RegExp]>([
-    ['a claim replaced under its name', apiClaim({ uid: OTHER_UID }), apiPod(), 'ObjectReplaced', /now UID 99999999-.*, the prepare was for UID c1a2b3c4-/],
+    ['a claim replaced under its name', apiClaim({ uid: OTHER_UID }), apiPod(), 'ObjectReplaced', /now UID 99999999-.*, not UID c1a2b3c4-/],
     [
       'a claim reserved for another Pod',
       apiClaim({ reservedFor: [podConsumer('trainer-1', OTHER_UID)] }),
       apiPod(),
       'ConsumerMismatch',
-      /now reserved for Pod trainer-1 \(99999999-.*\), not Pod UID 5f1c2d3e-/,
+      /now reserved for Pod workloads\/trainer-1 \(99999999-.*\), not Pod UID 5f1c2d3e-/,
     ],
     ['a claim no longer reserved', apiClaim({ reservedFor: [] }), apiPod(), 'InvalidClaimReservation', /reserved for no consumer/],
     ['a claim no longer allocated', apiClaim({ results: null }), apiPod(), 'InvalidApiObject', /not allocated/],
@@ -48,7 +48,9 @@ describe('recheckConsumer: what a refusal names', () => {
     expect(replaced.object).toMatchObject({ kind: 'ResourceClaim', uid: OTHER_UID });
     const moved = rejectionOf(recheckConsumer(apiClaim({ reservedFor: [podConsumer('trainer-1', OTHER_UID)] }), apiPod(), VERIFIED, 'retry'));
     expect(moved.object).toMatchObject({ kind: 'ResourceClaim', uid: CLAIM_UID, field: 'status.reservedFor' });
-    expect(moved.remedy).toBe('the kubelet prepares the claim again for the Pod it is reserved for now');
+    expect(moved.remedy).toBe(
+      'nothing more is written for the Pod UID it was prepared for; the kubelet releases it there and prepares it for the Pod it is reserved for now',
+    );
   });
 
   it('refuses a Pod it cannot read', () => {

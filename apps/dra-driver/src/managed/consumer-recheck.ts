@@ -1,6 +1,6 @@
-import { type Result, fail } from '@sriov-dra/contract';
-import { claimObject, reservedPodOf } from './claim-reservation.ts';
-import { type ConsumerPod, parseConsumerClaim, parseConsumerPod } from './consumer-objects.ts';
+import type { Result } from '@sriov-dra/contract';
+import { stillReservedFor } from './claim-reservation.ts';
+import { type ConsumerPod, parseConsumerPod } from './consumer-objects.ts';
 import { type ResolvePurpose, checkPodEligibility, podObject, verifyReservedPod } from './consumer-pod.ts';
 
 /** What a prepare verified before it waited for its Pod's lock. */
@@ -19,21 +19,8 @@ export interface VerifiedConsumer {
  * is not re-read: its identity is watched for the whole process. Pure.
  */
 export function recheckConsumer(liveClaim: unknown, pod: unknown, verified: VerifiedConsumer, purpose: ResolvePurpose): Result<void> {
-  const claim = parseConsumerClaim(liveClaim, { kind: 'ResourceClaim', uid: verified.claimUID });
-  if (!claim.ok) return claim;
-  if (claim.value.uid !== verified.claimUID) {
-    return fail('ObjectReplaced', `the claim is now UID ${claim.value.uid}, the prepare was for UID ${verified.claimUID}`, {
-      object: claimObject(claim.value),
-    });
-  }
-  const reserved = reservedPodOf(claim.value);
+  const reserved = stillReservedFor(liveClaim, verified, { kind: 'ResourceClaim', uid: verified.claimUID });
   if (!reserved.ok) return reserved;
-  if (reserved.value.uid !== verified.podUID) {
-    return fail('ConsumerMismatch', `the claim is now reserved for Pod ${reserved.value.name} (${reserved.value.uid}), not Pod UID ${verified.podUID}`, {
-      object: claimObject(claim.value, 'status.reservedFor'),
-      remedy: 'the kubelet prepares the claim again for the Pod it is reserved for now',
-    });
-  }
   let consumer: ConsumerPod | undefined;
   if (pod !== undefined) {
     const parsed = parseConsumerPod(pod, podObject(reserved.value));

@@ -238,6 +238,24 @@ export class KubeClient {
     return list as KubeList<T>;
   }
 
+  /**
+   * Every item, read page by page (`limit` a page, 500 by default) and following each continue token. Without
+   * a resourceVersion each page is read from the API server's current state, as one LIST would be.
+   */
+  async listAll<T extends KubeObject = KubeObject>(
+    type: ResourceType,
+    options: { namespace?: string; labelSelector?: string; fieldSelector?: string; limit?: number; signal?: AbortSignal } = {},
+  ): Promise<T[]> {
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.list<T>(type, { limit: 500, ...options, ...(token === undefined ? {} : { continue: token }) });
+      items.push(...page.items);
+      token = page.metadata.continue === '' ? undefined : page.metadata.continue;
+    } while (token !== undefined);
+    return items;
+  }
+
   /** Creates with strict field validation: unknown or duplicate fields are rejected, not pruned. */
   async create<T extends KubeObject = KubeObject>(
     type: ResourceType,

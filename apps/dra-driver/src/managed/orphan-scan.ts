@@ -75,19 +75,7 @@ export function findOrphans(shadows: readonly KubeObject[], checkpoint: readonly
 }
 
 /** Lists this node's managed NADs in every namespace (one paged LIST with both label selectors). */
-export async function listNodeShadows(client: KubeClient, nodeUID: string, signal?: AbortSignal): Promise<KubeObject[]> {
+export function listNodeShadows(client: KubeClient, nodeUID: string, signal?: AbortSignal): Promise<KubeObject[]> {
   const labelSelector = `${labels.managedBy}=${MANAGED_BY_VALUE},${labels.nodeUID}=${nodeUID}`;
-  const items: KubeObject[] = [];
-  let token: string | undefined;
-  do {
-    const page = await client.list(resourceTypes.networkAttachmentDefinition, {
-      labelSelector,
-      limit: 500,
-      ...(token === undefined ? {} : { continue: token }),
-      signal,
-    });
-    items.push(...page.items);
-    token = page.metadata.continue === '' ? undefined : page.metadata.continue;
-  } while (token !== undefined);
-  return items;
+  return client.listAll(resourceTypes.networkAttachmentDefinition, { labelSelector, ...(signal === undefined ? {} : { signal }) });
 }

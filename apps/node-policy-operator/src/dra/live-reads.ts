@@ -33,14 +33,9 @@ async function readNamespace<T extends KubeObject>(
   names: readonly string[],
   signal?: AbortSignal,
 ): Promise<[string, LiveRead<T>][]> {
-  const found = new Map<string, T>();
+  let found: Map<string, T>;
   try {
-    let token: string | undefined;
-    do {
-      const page = await client.list<T>(type, { namespace, limit: 500, ...(token === undefined ? {} : { continue: token }), signal });
-      for (const item of page.items) found.set(item.metadata.name, item);
-      token = page.metadata.continue === '' ? undefined : page.metadata.continue;
-    } while (token !== undefined);
+    found = new Map((await client.listAll<T>(type, { namespace, ...(signal === undefined ? {} : { signal }) })).map((item) => [item.metadata.name, item]));
   } catch (error) {
     const read = refusal<T>(error);
     return names.map((name) => [referenceKey({ namespace, name }), read]);

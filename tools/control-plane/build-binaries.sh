@@ -8,13 +8,15 @@
 #   $SRIOV_DRA_CACHE/multus/bin          upstream multus-shim and multus-daemon (thick mode) for the daemon's wire tests,
 #                                        and delegate-runner (upstream's libcni delegate calls, timed) for its benchmark
 #   $SRIOV_DRA_CACHE/helm/bin            Helm v4: the chart tests render, lint and install with it
+#   $SRIOV_DRA_CACHE/node/bin            a real node: the kubelet (K8S_VERSION), containerd v2 with ctr and
+#                                        containerd-shim-runc-v2 (runc itself comes from Debian)
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|helm|stack|all] (default all). `k8s` builds K8S_VERSION alone;
+# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|helm|node|stack|all] (default all). `k8s` builds K8S_VERSION alone;
 # `stack` what the running stack needs (npm run demo); `all` also builds every release a test names explicitly (pinned_k8s_versions below). Environment:
 # K8S_VERSION (v1.36.3), ETCD_VERSION (for K8S_VERSION only; by default each release's pinned etcd),
-# CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION, HELM_VERSION.
+# CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION, HELM_VERSION, CONTAINERD_VERSION.
 set -euo pipefail
 
 what=${1:-all}
@@ -26,6 +28,7 @@ pinned_k8s_versions=(v1.36.3 v1.37.2)
 cni_plugins_version=${CNI_PLUGINS_VERSION:-v1.10.0}
 whereabouts_version=${WHEREABOUTS_VERSION:-v0.9.2}
 helm_version=${HELM_VERSION:-v4.3.1}
+containerd_version=${CONTAINERD_VERSION:-v2.4.2}
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 log() { printf '[build-binaries] %s\n' "$*" >&2; }
@@ -200,6 +203,33 @@ build_helm() {
   printf '%s' "$id" >"$out/stamp"
 }
 
+# The real node (E2E_NODE=real): the kubelet from the same throwaway module as the control plane, so a warm
+# Go build cache makes it cheap, and containerd, which builds from its own module with no replace directives.
+build_node() {
+  local out=$cache/node id="kubelet=$k8s_version containerd=$containerd_version"
+  if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "kubelet, containerd: cached in $out"; return; fi
+  local src=$work/kubelet-$k8s_version
+  mkdir -p "$src" "$out/bin"
+  k8s_module "$src" "$k8s_version"
+  local minor=${k8s_version#v1.}; minor=${minor%%.*}
+  local ldflags="-s -w" p
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $p.gitVersion=$k8s_version -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  (cd "$src" && timed "kubelet $k8s_version" go build -trimpath -ldflags "$ldflags" -o "$out/bin/" k8s.io/kubernetes/cmd/kubelet)
+  mkdir -p "$work/containerd"
+  (
+    cd "$work/containerd"
+    go mod init sriov-dra.invalid/containerd-build >/dev/null 2>&1
+    go get "github.com/containerd/containerd/v2@$containerd_version" >/dev/null 2>&1
+    local base=github.com/containerd/containerd/v2/cmd
+    timed "containerd $containerd_version" go build -trimpath \
+      -ldflags "-s -w -X github.com/containerd/containerd/v2/version.Version=$containerd_version" \
+      -o "$out/bin/" $base/containerd $base/ctr $base/containerd-shim-runc-v2
+  )
+  printf '%s' "$id" >"$out/stamp"
+}
+
 case $what in
   k8s) build_k8s "$k8s_version" "${ETCD_VERSION:-}" ;;
   cni) build_cni ;;
@@ -207,9 +237,10 @@ case $what in
   kubelet-peer) build_kubelet_peer ;;
   multus) build_multus ;;
   helm) build_helm ;;
+  node) build_node ;;
   # What the stack itself runs on (npm run demo): no second Kubernetes release, no differential peers.
-  stack) build_k8s "$k8s_version" "${ETCD_VERSION:-}"; build_cni; build_kubelet_peer; build_multus; build_helm ;;
-  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_multus; build_helm ;;
-  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus, helm, stack or all)" ;;
+  stack) build_k8s "$k8s_version" "${ETCD_VERSION:-}"; build_cni; build_kubelet_peer; build_multus; build_helm; build_node ;;
+  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_multus; build_helm; build_node ;;
+  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus, helm, node, stack or all)" ;;
 esac
 log "done: $cache"

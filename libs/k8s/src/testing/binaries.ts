@@ -87,3 +87,22 @@ export function cniPlugins(): CniPlugins {
   }
   return plugins;
 }
+
+export interface NodeBinaries {
+  readonly kubelet: string;
+  readonly containerd: string;
+  readonly ctr: string;
+  /** The directory of containerd-shim-runc-v2, which containerd finds on its PATH. */
+  readonly binDir: string;
+}
+
+/** The kubelet and containerd tools/control-plane/build-binaries.sh built; the error names the command that builds them. */
+export function nodeBinaries(): NodeBinaries {
+  const binDir = join(cacheRoot(), 'node', 'bin');
+  const binaries = { kubelet: join(binDir, 'kubelet'), containerd: join(binDir, 'containerd'), ctr: join(binDir, 'ctr'), binDir };
+  const missing = [binaries.kubelet, binaries.containerd, binaries.ctr, join(binDir, 'containerd-shim-runc-v2')].filter((file) => !existsSync(file));
+  if (missing.length > 0 || !existsSync(join(cacheRoot(), 'node', 'stamp'))) {
+    throw new Error(`the kubelet and containerd are missing (${missing.join(', ') || 'stamp'}); build them with: tools/control-plane/build-binaries.sh node`);
+  }
+  return binaries;
+}

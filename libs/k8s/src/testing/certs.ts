@@ -48,8 +48,10 @@ export class LocalPki {
     return { cert, key };
   }
 
-  serving(name: string): ClientCertificate {
-    return this.issue(name, `/CN=${name}`, 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature\n');
+  /** A serving certificate for loopback (127.0.0.1, localhost) and `alternativeNames` (`IP:…`, `DNS:…`). */
+  serving(name: string, alternativeNames: readonly string[] = []): ClientCertificate {
+    const names = ['IP:127.0.0.1', 'DNS:localhost', ...alternativeNames].join(',');
+    return this.issue(name, `/CN=${name}`, `subjectAltName=${names}\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature\n`);
   }
 
   /** Kubernetes reads the user from CN and groups from O. */

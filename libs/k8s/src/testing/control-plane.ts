@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '../client.ts';
 import { controlPlaneBinaries } from './binaries.ts';
-import { LocalPki } from './certs.ts';
+import { type ClientCertificate, LocalPki } from './certs.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { type ManagedProcess, freePort, startProcess, waitFor } from './processes.ts';
 
@@ -74,6 +74,15 @@ export interface ControlPlane {
   components(): { readonly name: string; readonly pid: number | undefined; readonly port: number | undefined }[];
   /** The CA that signed every serving certificate. */
   readonly caCert: string;
+  /**
+   * A kubelet's credentials for node `nodeName` reached at `nodeIp`: a kubeconfig with a client certificate
+   * of user `system:node:<nodeName>` in group `system:nodes` (what the Node authorizer and NodeRestriction
+   * judge), and a serving certificate for that address and name, which the API server verifies when it
+   * calls the kubelet (logs, exec).
+   */
+  kubeletCredentials(nodeName: string, nodeIp: string): { readonly kubeconfig: string; readonly serving: ClientCertificate };
+  /** The ClusterIP of the `kubernetes` Service; the API server's certificate names it, as in-cluster clients dial it. */
+  readonly serviceIp: string;
   /** Stops and restarts kube-apiserver on the same port and storage (watch-survival tests). */
   restartApiServer(): Promise<void>;
   /** Compacts etcd at its current revision: every older resourceVersion is gone from storage. */
@@ -170,11 +179,16 @@ async function onFreePorts<T>(count: number, start: (ports: readonly number[]) =
   }
 }
 
+/** The Service range and its first address, the `kubernetes` Service's ClusterIP. */
+const SERVICE_RANGE = '10.96.0.0/24';
+const SERVICE_IP = '10.96.0.1';
+
 function apiServerArgs(
   ports: { etcd: number; api: number },
   dir: string,
   pki: LocalPki,
-  serving: { cert: string; key: string },
+  serving: ClientCertificate,
+  kubeletClient: ClientCertificate,
   options: ControlPlaneOptions,
 ): string[] {
   return [
@@ -185,11 +199,13 @@ function apiServerArgs(
     `--tls-cert-file=${serving.cert}`,
     `--tls-private-key-file=${serving.key}`,
     `--client-ca-file=${pki.caCert}`,
-    '--authorization-mode=RBAC',
+    // As every production cluster: kubelets are authorized by the Node authorizer, and NodeRestriction
+    // keeps a node's credentials to its own Node and Pods; the node agents' node-scoped behaviour is judged by them.
+    '--authorization-mode=Node,RBAC',
     `--service-account-key-file=${join(dir, 'sa.pub')}`,
     `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    '--service-cluster-ip-range=10.96.0.0/24',
+    `--service-cluster-ip-range=${SERVICE_RANGE}`,
     '--allow-privileged=true',
     // The endpoint reconciler refuses a loopback address for the kubernetes Service; nothing here needs it.
     '--endpoint-reconciler-type=none',
@@ -197,7 +213,13 @@ function apiServerArgs(
     // As in production clusters (it is on in OpenShift): setting blockOwnerDeletion on an owner reference
     // needs update permission on the owner's finalizers, which the driver deliberately lacks (§12.3).
     // ServiceAccount admission is on by default; createNamespace() provides the ServiceAccount it requires.
-    '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
+    '--enable-admission-plugins=OwnerReferencesPermissionEnforcement,NodeRestriction',
+    // Logs, exec and port-forward dial a real kubelet at its InternalIP (its host name does not resolve
+    // here), verify its serving certificate against the test CA and present a client certificate to it.
+    '--kubelet-preferred-address-types=InternalIP,Hostname',
+    `--kubelet-certificate-authority=${pki.caCert}`,
+    `--kubelet-client-certificate=${kubeletClient.cert}`,
+    `--kubelet-client-key=${kubeletClient.key}`,
     ...(options.watchFromEtcd === true ? ['--watch-cache=false', '--etcd-compaction-interval=0'] : []),
     ...(options.endpointRouting === true ? ['--enable-aggregator-routing=true'] : []),
     ...(options.audit === true ? auditArgs(dir) : []),
@@ -260,7 +282,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   };
   try {
     const pki = new LocalPki(dir);
-    const serving = pki.serving('kube-apiserver');
+    // In-cluster clients (a real node's Pods) dial the `kubernetes` Service and check its name and address.
+    const serving = pki.serving('kube-apiserver', [`IP:${SERVICE_IP}`, 'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc']);
+    const kubeletClient = pki.client('kube-apiserver-kubelet-client', ['system:masters']);
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     writeFileSync(join(dir, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
     writeFileSync(join(dir, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
@@ -321,7 +345,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       1,
       async ([api = 0]) => {
         const ports = { etcd: etcdPorts.client, api };
-        const args = apiServerArgs(ports, dir, pki, serving, options);
+        const args = apiServerArgs(ports, dir, pki, serving, kubeletClient, options);
         const process = startProcess('kube-apiserver', binaries.kubeApiserver, args, join(dir, 'kube-apiserver.log'));
         const url = `https://127.0.0.1:${api}`;
         const client = KubeClient.fromKubeConfig(writeKubeconfig(join(dir, 'admin.kubeconfig'), url, pki.caCert, 'sriov-dra-admin', admin), {
@@ -421,6 +445,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         tokenClients += 1;
         const path = writeKubeconfig(join(dir, `token-${tokenClients}.kubeconfig`), server, pki.caCert, 'token-user', { token });
         return track(KubeClient.fromKubeConfig(path, { qps: 1_000, burst: 1_000 }));
+      },
+      serviceIp: SERVICE_IP,
+      kubeletCredentials(nodeName, nodeIp) {
+        const user = `system:node:${nodeName}`;
+        const client = pki.client(user, ['system:nodes']);
+        const kubeconfig = writeKubeconfig(join(dir, `kubelet-${nodeName}.kubeconfig`), server, pki.caCert, user, client);
+        return { kubeconfig, serving: pki.serving(`kubelet-${nodeName}`, [`IP:${nodeIp}`, `DNS:${nodeName}`]) };
       },
       components() {
         return processes.map((process) => ({ name: process.name, pid: process.child.pid, port: componentPorts.get(process.name) }));

@@ -5,7 +5,7 @@ export * from './crds.ts';
 export { writeJsonKubeconfig, writeKubeconfig } from './kubeconfig.ts';
 export * from './kubelet-peer.ts';
 export * from './namespaces.ts';
-export { freePort, isProcessAlive, terminateChild, waitFor } from './processes.ts';
+export { type ManagedProcess, freePort, isProcessAlive, startProcess, terminateChild, waitFor } from './processes.ts';
 export * from './ready-node.ts';
 export * from './rendered-workload.ts';
 export * from './role-binding.ts';

@@ -67,17 +67,21 @@ function sandboxAddresses(netns: string): Map<string, string[]> {
   return new Map(links.map((link) => [link.ifname, link.addr_info.map((info) => info.local)]));
 }
 
+/**
+ * The rows of `pod`. The sandbox's addresses come from its network namespace (a name `ip -n` takes), or,
+ * on a real node where the runtime owns the namespace, from what the container itself reports.
+ */
 export async function podNetworkRows(
   client: KubeClient,
   pod: { readonly namespace: string; readonly name: string },
-  netns: string | undefined,
+  sandbox: string | ReadonlyMap<string, readonly string[]> | undefined,
 ): Promise<PodNetworkRow[]> {
   const live = await client.get<PodObject>(resourceTypes.pod, pod);
   const slices = (await client.list<SliceObject>(resourceTypes.resourceSlice)).items;
   const registry = parseRegistry(live.metadata.annotations?.[annotations.managedNetworks] ?? '{"version":1,"podUID":"","entries":[]}');
   const entries = registry.ok ? registry.value.entries : [];
   const statuses = JSON.parse(live.metadata.annotations?.[annotations.networkStatus] ?? '[]') as { name: string; interface?: string; ips?: string[] }[];
-  const inSandbox = netns === undefined ? new Map<string, string[]>() : sandboxAddresses(netns);
+  const inSandbox: ReadonlyMap<string, readonly string[]> = sandbox === undefined ? new Map() : typeof sandbox === 'string' ? sandboxAddresses(sandbox) : sandbox;
   const rows: PodNetworkRow[] = [];
   for (const claimStatus of live.status?.resourceClaimStatuses ?? []) {
     if (claimStatus.resourceClaimName === undefined) continue;

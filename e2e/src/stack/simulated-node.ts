@@ -79,7 +79,17 @@ function addStandaloneLink(name: string): void {
  * Lays the node out under a new temporary directory. `whereaboutsKubeconfig` is the credential
  * Whereabouts stores its IP pools with; `primaryBridge` names the host bridge of the primary network.
  */
-export function startSimulatedNode(options: { readonly name: string; readonly whereaboutsKubeconfig: string; readonly primaryBridge: string }): SimulatedNode {
+export function startSimulatedNode(options: {
+  readonly name: string;
+  readonly whereaboutsKubeconfig: string;
+  readonly primaryBridge: string;
+  /**
+   * A real node's runtime: the plugins are copied rather than linked (a containerized Multus daemon finds
+   * them in its own view of the directory), Pods get a default route through the bridge (to reach the
+   * API server's Service address), and their network namespaces are where containerd mounts them.
+   */
+  readonly runtime?: { readonly netnsDir: string };
+}): SimulatedNode {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sriov-dra-node-'));
   const kubeletDir = path.join(root, 'var/lib/kubelet');
   const cni: CniHostPaths = {
@@ -87,7 +97,7 @@ export function startSimulatedNode(options: { readonly name: string; readonly wh
     cniConfDir: path.join(root, 'etc/cni/net.d'),
     cacheDir: path.join(root, 'var/lib/cni/multus'),
     socketDir: path.join(root, 'run/multus'),
-    netnsDir: '/var/run/netns',
+    netnsDir: options.runtime?.netnsDir ?? '/var/run/netns',
   };
   const paths = {
     pluginsDir: path.join(kubeletDir, 'plugins'),
@@ -120,7 +130,10 @@ export function startSimulatedNode(options: { readonly name: string; readonly wh
 
   // The real plugins, and sriov as the stand-in that moves the VF's dummy link like sriov-cni moves a VF.
   const plugins = cniPlugins();
-  for (const plugin of ['bridge', 'host-local', 'whereabouts', 'loopback']) fs.symlinkSync(path.join(plugins.binDir, plugin), path.join(cni.cniBinDir, plugin));
+  for (const plugin of ['bridge', 'host-local', 'whereabouts', 'loopback']) {
+    if (options.runtime === undefined) fs.symlinkSync(path.join(plugins.binDir, plugin), path.join(cni.cniBinDir, plugin));
+    else fs.copyFileSync(path.join(plugins.binDir, plugin), path.join(cni.cniBinDir, plugin));
+  }
   installSriovStandIn(cni.cniBinDir, { sysfsRoot: paths.sysfsRoot, stateDir: path.join(root, 'var/lib/cni/sriov') });
   const whereaboutsConfig = path.join(cni.cniConfDir, 'whereabouts.d', 'whereabouts.conf');
   fs.mkdirSync(path.dirname(whereaboutsConfig), { recursive: true });
@@ -132,7 +145,17 @@ export function startSimulatedNode(options: { readonly name: string; readonly wh
       cniVersion: '1.0.0',
       name: 'primary',
       plugins: [
-        { type: 'bridge', bridge: options.primaryBridge, ipam: { type: 'host-local', dataDir: paths.hostLocalDir, ranges: [[{ subnet: PRIMARY_SUBNET }]] } },
+        {
+          type: 'bridge',
+          bridge: options.primaryBridge,
+          ...(options.runtime === undefined ? {} : { isGateway: true, ipMasq: false }),
+          ipam: {
+            type: 'host-local',
+            dataDir: paths.hostLocalDir,
+            ranges: [[{ subnet: PRIMARY_SUBNET }]],
+            ...(options.runtime === undefined ? {} : { routes: [{ dst: '0.0.0.0/0' }] }),
+          },
+        },
       ],
     }),
   );

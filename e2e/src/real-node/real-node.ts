@@ -181,8 +181,7 @@ function processesMentioning(needle: string): number[] {
 
 async function nodeReady(admin: KubeClient, name: string): Promise<boolean> {
   const node = (await admin.get(resourceTypes.node, { name }).catch(() => undefined)) as
-    | { status?: { conditions?: readonly { type: string; status: string }[] } }
-    | undefined;
+    { status?: { conditions?: readonly { type: string; status: string }[] } } | undefined;
   return node?.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
 }
 
@@ -218,7 +217,14 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   };
 
   try {
-    for (const dir of [layout.containerd.root, layout.containerd.state, layout.kubelet.root, layout.kubelet.pki, layout.kubelet.podLogs, layout.kubelet.volumePlugins])
+    for (const dir of [
+      layout.containerd.root,
+      layout.containerd.state,
+      layout.kubelet.root,
+      layout.kubelet.pki,
+      layout.kubelet.podLogs,
+      layout.kubelet.volumePlugins,
+    ])
       fs.mkdirSync(dir, { recursive: true });
 
     undo.push(() => {
@@ -272,6 +278,34 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       if (left.length > 0) log(`cgroups left: ${left.join(', ')}`);
     });
 
+    // containerd, its shims and the kubelet share a mount namespace of their own whose root is a shared
+    // mount: mountPropagation (the chart's HostToContainer mounts of netns directories and the host root)
+    // needs it, and a machine whose / is private (this one's) keeps its mount table untouched. Every mount
+    // the node makes (volumes, netns, overlay rootfs) goes when the namespace's last process does.
+    const holder = startProcess(
+      'mount-namespace',
+      'unshare',
+      ['--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount --make-rshared / && exec sleep 2147483647'],
+      path.join(root, 'mount-namespace.log'),
+    );
+    undo.push(() => holder.stop());
+    await waitFor(
+      'the node’s mount namespace',
+      () =>
+        Promise.resolve(
+          fs.existsSync(`/proc/${String(holder.child.pid)}/comm`) && fs.readFileSync(`/proc/${String(holder.child.pid)}/comm`, 'utf8').trim() === 'sleep',
+        ),
+      {
+        timeoutMs: 10_000,
+        alive: () => holder.child.exitCode === null,
+        describe: () => tail(path.join(root, 'mount-namespace.log')),
+      },
+    );
+    const inNamespace = (binary: string, args: readonly string[]): [string, string[]] => [
+      'nsenter',
+      [`--mount=/proc/${String(holder.child.pid)}/ns/mnt`, '--', binary, ...args],
+    ];
+
     const configFile = path.join(root, 'containerd', 'config.toml');
     fs.writeFileSync(configFile, containerdConfig(layout, { pauseImage: PAUSE_IMAGE, runc: RUNC }));
     const startContainerd = async (): Promise<void> => {
@@ -279,7 +313,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       const previousPath = process.env['PATH'] ?? '';
       process.env['PATH'] = `${binaries.binDir}:${previousPath}`;
       try {
-        containerd = startProcess('containerd', binaries.containerd, ['--config', configFile, '--log-level', 'info'], logs.containerd);
+        containerd = startProcess('containerd', ...inNamespace(binaries.containerd, ['--config', configFile, '--log-level', 'info']), logs.containerd);
       } finally {
         process.env['PATH'] = previousPath;
       }
@@ -291,15 +325,22 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       });
     };
     const ctr = (args: readonly string[]): string =>
-      execFileSync(binaries.ctr, ['--address', layout.containerd.socket, '--namespace', 'k8s.io', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync(binaries.ctr, ['--address', layout.containerd.socket, '--namespace', 'k8s.io', ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     undo.push(async () => {
       // Containers first (their shims exit with them), then any shim left, then containerd itself.
       if (containerd !== undefined && containerd.child.exitCode === null) {
-        for (const task of ctr(['tasks', 'ls', '-q']).split('\n').filter((line) => line !== '')) {
+        for (const task of ctr(['tasks', 'ls', '-q'])
+          .split('\n')
+          .filter((line) => line !== '')) {
           spawnSync(binaries.ctr, ['--address', layout.containerd.socket, '-n', 'k8s.io', 'tasks', 'kill', '-s', 'KILL', task]);
           spawnSync(binaries.ctr, ['--address', layout.containerd.socket, '-n', 'k8s.io', 'tasks', 'rm', '-f', task]);
         }
-        for (const container of ctr(['containers', 'ls', '-q']).split('\n').filter((line) => line !== ''))
+        for (const container of ctr(['containers', 'ls', '-q'])
+          .split('\n')
+          .filter((line) => line !== ''))
           spawnSync(binaries.ctr, ['--address', layout.containerd.socket, '-n', 'k8s.io', 'containers', 'rm', container]);
       }
       for (const pid of processesMentioning(layout.containerd.socket)) {
@@ -344,7 +385,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       '--v=2',
     ];
     const startKubelet = async (): Promise<void> => {
-      kubelet = startProcess('kubelet', binaries.kubelet, kubeletArgs, logs.kubelet);
+      kubelet = startProcess('kubelet', ...inNamespace(binaries.kubelet, kubeletArgs), logs.kubelet);
       const started = kubelet;
       await waitFor(
         'the kubelet to answer /healthz',

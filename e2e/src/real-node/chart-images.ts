@@ -43,6 +43,10 @@ export function chartImages(dir = imagesDir()): ChartImages {
   return {
     pause: entry('pause'),
     busybox: entry('busybox'),
-    apps: { 'dra-driver': entry('dra-driver'), 'multus-live-read-proxy': entry('multus-live-read-proxy'), 'node-policy-operator': entry('node-policy-operator') },
+    apps: {
+      'dra-driver': entry('dra-driver'),
+      'multus-live-read-proxy': entry('multus-live-read-proxy'),
+      'node-policy-operator': entry('node-policy-operator'),
+    },
   };
 }

@@ -85,7 +85,9 @@ export function hostFootprint(): HostFootprint {
         const name = /^\d+: ([^:@]+)/.exec(line)?.[1];
         return name === undefined ? [] : [name];
       }),
-    mounts: run('findmnt', ['-rn', '-o', 'TARGET']).split('\n').filter((line) => line !== ''),
+    mounts: run('findmnt', ['-rn', '-o', 'TARGET'])
+      .split('\n')
+      .filter((line) => line !== ''),
     cgroups: cgroupRoots(),
     paths: FIXED_HOST_PATHS.filter((path) => fs.existsSync(path)),
   };

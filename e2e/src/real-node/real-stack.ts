@@ -10,7 +10,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
-import { UMBRELLA_CHART_DIR, cniPlugins, controlPlaneBinaries, createNamespace, freePort, helmBinary, installCrdObjects, readCrds, waitFor } from '@sriov-dra/k8s/testing';
+import {
+  UMBRELLA_CHART_DIR,
+  cniPlugins,
+  controlPlaneBinaries,
+  createNamespace,
+  freePort,
+  helmBinary,
+  installCrdObjects,
+  readCrds,
+  waitFor,
+} from '@sriov-dra/k8s/testing';
 import { type GpuStandIn, startGpuStandIn } from '../node/gpu-stand-in.ts';
 import { type Agent, type Cluster, createAgent, openCluster } from '../stack/cluster.ts';
 import { type SimulatedNode, startSimulatedNode } from '../stack/simulated-node.ts';
@@ -40,7 +50,12 @@ export interface RealStack {
 }
 
 /** The release's values for this node: the locally built images, never pulled, and the node's host paths. */
-export function realNodeValues(hardware: SimulatedNode, node: RealNode, images: ChartImages, ports: { readonly driverHealth: number; readonly daemonMetrics: number }) {
+export function realNodeValues(
+  hardware: SimulatedNode,
+  node: RealNode,
+  images: ChartImages,
+  ports: { readonly driverHealth: number; readonly daemonMetrics: number },
+) {
   const image = (name: keyof ChartImages['apps']) => ({ repository: images.apps[name].repository, tag: images.apps[name].tag, pullPolicy: 'Never' });
   return {
     'dra-driver': {
@@ -157,7 +172,9 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
     } catch (error) {
       const pods = kubectl(['get', 'pods', '-A', '-o', 'wide']);
       const events = kubectl(['get', 'events', '-A', '--sort-by=.lastTimestamp']).split('\n').slice(-40).join('\n');
-      throw new Error(`helm install failed: ${error instanceof Error ? error.message : String(error)}\n${pods}\n${events}\n${node.logTail()}`, { cause: error });
+      throw new Error(`helm install failed: ${error instanceof Error ? error.message : String(error)}\n${pods}\n${events}\n${node.logTail()}`, {
+        cause: error,
+      });
     }
     started.push(async () => {
       // Uninstall while the node runs, so the components release what they hold (shadows, finalizers).
@@ -167,9 +184,13 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
         log(`helm uninstall: ${error instanceof Error ? error.message : String(error)}`);
       }
     });
-    await waitFor('the Multus daemon to write the node’s 00-multus.conf', () => Promise.resolve(fs.existsSync(path.join(hardware.cni.cniConfDir, '00-multus.conf'))), {
-      timeoutMs: 60_000,
-    });
+    await waitFor(
+      'the Multus daemon to write the node’s 00-multus.conf',
+      () => Promise.resolve(fs.existsSync(path.join(hardware.cni.cniConfDir, '00-multus.conf'))),
+      {
+        timeoutMs: 60_000,
+      },
+    );
     log('the real-node stack is up');
 
     return {

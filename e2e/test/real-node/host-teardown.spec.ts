@@ -38,7 +38,9 @@ describe('a real node’s teardown restores the host', () => {
       JSON.stringify({
         cniVersion: '1.0.0',
         name: 'teardown',
-        plugins: [{ type: 'bridge', bridge, ipMasq: false, ipam: { type: 'host-local', dataDir: path.join(root, 'ipam'), ranges: [[{ subnet: '10.244.9.0/24' }]] } }],
+        plugins: [
+          { type: 'bridge', bridge, ipMasq: false, ipam: { type: 'host-local', dataDir: path.join(root, 'ipam'), ranges: [[{ subnet: '10.244.9.0/24' }]] } },
+        ],
       }),
     );
     let node: RealNode | undefined;
@@ -73,8 +75,8 @@ describe('a real node’s teardown restores the host', () => {
       await waitFor(
         'the Pod to run',
         async () =>
-          ((await controlPlane.adminClient.get(resourceTypes.pod, { namespace: 'teardown', name: 'sleeper' })) as { status?: { phase?: string } }).status?.phase ===
-          'Running',
+          ((await controlPlane.adminClient.get(resourceTypes.pod, { namespace: 'teardown', name: 'sleeper' })) as { status?: { phase?: string } }).status
+            ?.phase === 'Running',
         { timeoutMs: 60_000, describe: () => node?.logTail() ?? '' },
       );
     } finally {

@@ -9,13 +9,17 @@ import { type JsonObject, type JsonValue, JsonNumber, isJsonObject, parseStrictJ
  * case-insensitively and the last match wins, so both decodings here do the same.
  */
 
-export type DaemonConfigCode = 'MalformedDaemonConfig' | 'InvalidDaemonConfigKey' | 'MalformedShimConfig' | 'MissingClusterNetwork';
+export type DaemonConfigCode =
+  'MalformedDaemonConfig' | 'InvalidDaemonConfigKey' | 'MalformedShimConfig' | 'MissingClusterNetwork' | 'InvalidChrootDir' | 'MissingChrootProgram';
 
 const REMEDIES: Readonly<Record<DaemonConfigCode, string>> = {
   MalformedDaemonConfig: 'make daemon-config.json one JSON object without repeated keys and restart the daemon',
   InvalidDaemonConfigKey: 'give the key a value of the type named here, in daemon-config.json or the shim configuration it came from',
   MalformedShimConfig: 'the runtime passes the multus-shim configuration from the CNI configuration directory; make it one JSON object without repeated keys',
   MissingClusterNetwork: 'set clusterNetwork (or delegates) in daemon-config.json',
+  InvalidChrootDir:
+    'mount the host’s root filesystem at chrootDir (as upstream’s and this chart’s DaemonSets do at /hostroot), or remove chrootDir to run delegates in the daemon’s own filesystem',
+  MissingChrootProgram: 'run the daemon from its image, which has coreutils’ chroot, or remove chrootDir to run delegates in the daemon’s own filesystem',
 };
 
 export class DaemonConfigError extends Error {
@@ -181,6 +185,7 @@ export interface DaemonConfig {
   readonly raw: Buffer;
   /** The file's top-level members, lossless and in file order: what the daemon overlays on each request. */
   readonly document: JsonObject;
+  /** Where every delegate runs chrooted (upstream's thick deployment: the host's root at /hostroot); '' for none. */
   readonly chrootDir: string;
   readonly logFile: string;
   readonly logLevel: string;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { type HealthServer, KubeClient, type KubeClientOptions, startHealthServer } from '@sriov-dra/k8s';
 import { removeAbandonedWrites } from './cache/abandoned-writes.ts';
+import { checkChrootDir } from './chroot-dir.ts';
 import { type DaemonConfig, delegateBinDirs, effectiveNetConf, parseDaemonConfig } from './daemon-config.ts';
 import type { DaemonFlags } from './daemon-flags.ts';
 import { type EntryConfigWriter, startEntryConfigWriter } from './entry-config/entry-config-writer.ts';
@@ -53,6 +54,8 @@ function settingsFor(config: DaemonConfig, resultCacheDir: string | undefined): 
       },
       confDir: conf.confDir,
       binDirs: delegateBinDirs(conf, request.path),
+      // The daemon's own key only: upstream reads it from daemon-config.json, never from the shim's configuration.
+      chrootDir: config.chrootDir,
       resultCacheDir: resultCacheDir ?? conf.cniDir,
       delegateTimeoutMs: DELEGATE_TIMEOUT_MS,
       cniDir: conf.cniDir,
@@ -74,6 +77,7 @@ function kubeClient(flags: DaemonFlags): KubeClient {
 export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
   const config = parseDaemonConfig(await readFile(flags.config), flags.config);
+  await checkChrootDir(config);
   for (const { directory, files } of await removeAbandonedWrites(config, options.resultCacheDir)) {
     logger.info({ dir: directory, files }, 'removed unfinished writes of an earlier process');
   }
@@ -132,6 +136,7 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
       socket: server.socketPath,
       metricsPort: health?.port,
       liveNetworkConfigOnAdd: config.liveNetworkConfigOnAdd,
+      chrootDir: config.chrootDir,
       entryConfig: entryConfig?.path ?? installed?.path,
     },
     'daemon serving',

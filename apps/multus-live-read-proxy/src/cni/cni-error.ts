@@ -11,6 +11,7 @@ export type CniInvocationCode =
   | 'InvalidRuntimeConf'
   | 'PluginNotFound'
   | 'PluginLaunchFailed'
+  | 'ChrootLaunchFailed'
   | 'PluginTimedOut'
   | 'PluginCancelled'
   | 'PluginFailedWithoutError'
@@ -24,6 +25,8 @@ const REMEDIES: Readonly<Record<CniInvocationCode, string>> = {
   InvalidRuntimeConf: 'the container runtime supplies these values; check the CNI_* environment the runtime passed',
   PluginNotFound: 'install the plugin binary in one of the CNI bin directories, or fix the plugin type in the configuration',
   PluginLaunchFailed: 'make the plugin file an executable for this node’s architecture',
+  ChrootLaunchFailed:
+    'the plugin runs at the path the daemon found it, under chrootDir: make that path the same executable there (mount the host’s CNI binary directory at its own path in the daemon’s container), and run the daemon as root',
   PluginTimedOut: 'the plugin was killed at the deadline; look in the plugin’s own log for where it hangs, or raise the deadline',
   PluginCancelled: 'the request was cancelled (the daemon is shutting down or the caller went away); the runtime retries it',
   PluginFailedWithoutError: 'read the plugin’s stderr above; the plugin exited non-zero without printing a CNI error',

@@ -15,6 +15,8 @@ import { type RuntimeConf, runtimeConfProblem } from './runtime-conf.ts';
 export interface InvokeOptions {
   /** CNI_PATH: the directories searched, in order, for each plugin type. */
   readonly binDirs: readonly string[];
+  /** daemon-config.json's chrootDir: the root directory every plugin runs in; absent or '' for the daemon's own. */
+  readonly chrootDir?: string;
   /** The deadline of the whole operation, over all its plugins; a plugin still running then is killed. */
   readonly timeoutMs: number;
   /** Cancels the operation; the running plugin is killed. */
@@ -50,6 +52,7 @@ function pluginCall(operation: Operation, plugin: PluginConfig, prevResult: CniR
     stdin: pluginStdin(network, plugin, prevResult, operation.capabilityArgs),
     rt,
     binDirs: options.binDirs,
+    chrootDir: options.chrootDir ?? '',
     signal: operation.signal,
   };
 }

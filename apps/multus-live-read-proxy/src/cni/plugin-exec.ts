@@ -1,6 +1,8 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as wait } from 'node:timers/promises';
+import { type PluginLaunch, chrootFailure, pluginLaunch } from './chroot.ts';
 import { CniInvocationError } from './cni-error.ts';
 import { type CniCommand, type PluginExit, readPluginOutput } from './plugin-output.ts';
 import type { CniResult } from './result-version.ts';
@@ -16,6 +18,8 @@ export interface PluginCall {
   readonly stdin: string;
   readonly rt: RuntimeConf;
   readonly binDirs: readonly string[];
+  /** daemon-config.json's chrootDir: the root directory the plugin runs in; '' runs it in the daemon's own. */
+  readonly chrootDir: string;
   /**
    * Ends the call: the plugin's whole process group is killed with SIGKILL and the call fails once the
    * plugin has exited. A TimeoutError reason
@@ -28,6 +32,13 @@ export interface PluginCall {
 const MAX_STDOUT_BYTES = 16 * 1024 * 1024;
 /** Only the end of stderr is kept for messages: that is where a plugin's last complaint is. */
 const MAX_STDERR_BYTES = 64 * 1024;
+/**
+ * A plugin file open for writing cannot be executed (ETXTBSY): an installer is replacing it. As libcni and
+ * upstream's chroot exec do, the call waits a second and tries again, five times at most. Nothing of the
+ * plugin ran, so trying again repeats nothing.
+ */
+const TEXT_FILE_BUSY_RETRIES = 5;
+const TEXT_FILE_BUSY_WAIT_MS = 1000;
 
 /** libcni's FindInPath: the first regular file named `type` in the bin directories, in order. */
 export async function findPlugin(pluginType: string, binDirs: readonly string[], network: string): Promise<string> {
@@ -65,29 +76,54 @@ function environment(call: PluginCall): NodeJS.ProcessEnv {
   };
 }
 
-/** Runs the plugin to completion (or until the signal fires); never rejects with anything but a typed error. */
-function run(path: string, call: PluginCall): Promise<PluginExit> {
+/** The plugin never ran; a busy plugin file may be tried again. */
+interface NotLaunched {
+  readonly kind: 'not-launched';
+  readonly error: CniInvocationError;
+  readonly textFileBusy: boolean;
+}
+
+/** How one attempt ended: the plugin ran and exited, or it never ran. */
+type Attempt = { readonly kind: 'exited'; readonly exit: PluginExit } | NotLaunched;
+
+/**
+ * Runs the plugin to completion (or until the signal fires); never rejects with anything but a typed
+ * error. `path` is the plugin's, for messages; `launch` what is spawned for it.
+ */
+function run(path: string, launch: PluginLaunch, call: PluginCall): Promise<Attempt> {
   return new Promise((resolve, reject) => {
     if (call.signal.aborted) {
       reject(abortError(call.signal, call));
       return;
     }
     const subject = { network: call.network, pluginType: call.pluginType };
-    // Its own process group, so a kill reaches whatever the plugin started and no descendant keeps the
-    // pipes open after the deadline.
-    const child = spawn(path, [], { env: environment(call), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const notLaunched = (error: NodeJS.ErrnoException): NotLaunched => ({
+      kind: 'not-launched',
+      error: new CniInvocationError('PluginLaunchFailed', subject, `${call.command}: cannot run ${path}: ${error.message}`, error),
+      textFileBusy: error.code === 'ETXTBSY',
+    });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      // Its own process group, so a kill reaches whatever the plugin started and no descendant keeps the
+      // pipes open after the deadline.
+      child = spawn(launch.file, launch.args, { argv0: launch.argv0, env: environment(call), stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    } catch (error) {
+      // Node throws, rather than emitting, some exec failures (a busy text file among them).
+      resolve(notLaunched(error as NodeJS.ErrnoException));
+      return;
+    }
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
     let settled = false;
     // Set once the plugin is being killed; the call then fails with it as soon as the process has exited.
     let killedFor: Error | undefined;
-    const finish = (outcome: { readonly exit: PluginExit } | { readonly error: Error }): void => {
+    const finish = (outcome: { readonly attempt: Attempt } | { readonly error: Error }): void => {
       if (settled) return;
       settled = true;
       call.signal.removeEventListener('abort', onAbort);
       if ('error' in outcome) reject(outcome.error);
-      else resolve(outcome.exit);
+      else resolve(outcome.attempt);
     };
     const kill = (reason: Error): void => {
       if (killedFor !== undefined || child.pid === undefined) return;
@@ -104,11 +140,11 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
       kill(abortError(call.signal, call));
     }
     call.signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      const failure = new CniInvocationError('PluginLaunchFailed', subject, `${call.command}: cannot run ${path}: ${error.message}`, error);
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      const attempt = notLaunched(error);
       // Without a pid the process never started and no exit event follows.
-      if (child.pid === undefined) finish({ error: failure });
-      else kill(failure);
+      if (child.pid === undefined) finish({ attempt });
+      else kill(attempt.error);
     });
     child.stdout.on('data', (chunk: Buffer) => {
       stdoutBytes += chunk.length;
@@ -127,7 +163,15 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
       if (killedFor !== undefined) finish({ error: killedFor });
     });
     child.on('close', (code, signal) => {
-      if (killedFor === undefined) finish({ exit: { code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.toString('utf8') } });
+      if (killedFor !== undefined) return;
+      const exit = { code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.toString('utf8') };
+      const chroot = call.chrootDir === '' ? undefined : chrootFailure(exit);
+      if (chroot === undefined) {
+        finish({ attempt: { kind: 'exited', exit } });
+        return;
+      }
+      const detail = `${call.command}: cannot run ${path} in ${call.chrootDir}: ${chroot.detail}`;
+      finish({ attempt: { kind: 'not-launched', error: new CniInvocationError('ChrootLaunchFailed', subject, detail), textFileBusy: chroot.textFileBusy } });
     });
     // A plugin may exit without reading its stdin; the broken pipe is not an error of the call.
     child.stdin.on('error', () => undefined);
@@ -137,14 +181,26 @@ function run(path: string, call: PluginCall): Promise<PluginExit> {
 
 /**
  * Executes one plugin as libcni does (find in the bin directories, CNI_* environment, configuration on
- * stdin) and reads its answer: the canonical result for ADD, undefined for every other command.
+ * stdin; a busy plugin file tried again) and reads its answer: the canonical result for ADD, undefined for
+ * every other command. With a chrootDir the plugin runs chrooted into it, as upstream Multus's daemon runs it.
  */
 export function execPlugin(call: PluginCall & { readonly command: 'ADD' }): Promise<CniResult>;
 export function execPlugin(call: PluginCall & { readonly command: Exclude<CniCommand, 'ADD'> }): Promise<undefined>;
 export async function execPlugin(call: PluginCall): Promise<CniResult | undefined> {
   const path = await findPlugin(call.pluginType, call.binDirs, call.network);
-  const exit = await run(path, call);
-  const read = readPluginOutput(exit, call);
-  if (!read.ok) throw read.error;
-  return read.result;
+  const launch = pluginLaunch(path, call.chrootDir);
+  for (let retries = 0; ; retries++) {
+    const attempt = await run(path, launch, call);
+    if (attempt.kind === 'exited') {
+      const read = readPluginOutput(attempt.exit, call);
+      if (!read.ok) throw read.error;
+      return read.result;
+    }
+    if (!attempt.textFileBusy || retries === TEXT_FILE_BUSY_RETRIES) throw attempt.error;
+    try {
+      await wait(TEXT_FILE_BUSY_WAIT_MS, undefined, { signal: call.signal });
+    } catch {
+      throw abortError(call.signal, call);
+    }
+  }
 }

@@ -18,6 +18,8 @@ import type { RuntimeConf } from './runtime-conf.ts';
 export interface NetworkCommandOptions {
   /** CNI_PATH: the directories searched, in order, for each plugin type. */
   readonly binDirs: readonly string[];
+  /** daemon-config.json's chrootDir: the root directory every plugin runs in; absent or '' for the daemon's own. */
+  readonly chrootDir?: string;
   /** The deadline of the whole operation; a plugin still running then is killed. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
@@ -90,6 +92,7 @@ export async function statusNetwork(configBytes: Uint8Array, options: NetworkCom
       stdin: pluginStdin(network, plugin, undefined, NO_CAPABILITIES),
       rt: NETWORK_WIDE,
       binDirs: options.binDirs,
+      chrootDir: options.chrootDir ?? '',
       signal,
     });
   }
@@ -159,7 +162,7 @@ async function cachedAttachments(cacheDir: string): Promise<CachedAttachment[]> 
  * reverse with the cached result as prevResult — an unreadable entry is dropped and the DEL goes on
  * without one — and the entry removed once every plugin succeeded.
  */
-async function deleteStale(network: NetworkConfig, rt: RuntimeConf, binDirs: readonly string[], signal: AbortSignal): Promise<void> {
+async function deleteStale(network: NetworkConfig, rt: RuntimeConf, options: NetworkCommandOptions, signal: AbortSignal): Promise<void> {
   let cached: CniResult | undefined;
   try {
     cached = await readCachedResult(network, rt);
@@ -175,7 +178,8 @@ async function deleteStale(network: NetworkConfig, rt: RuntimeConf, binDirs: rea
       configVersion: network.cniVersion,
       stdin: pluginStdin(network, plugin, cached, capabilityArgs),
       rt,
-      binDirs,
+      binDirs: options.binDirs,
+      chrootDir: options.chrootDir ?? '',
       signal,
     });
   }
@@ -208,7 +212,7 @@ export async function gcNetwork(configBytes: Uint8Array, cacheDir: string, valid
   for (const attachment of await cachedAttachments(cacheDir)) {
     if (attachment.network !== network.name || isValid(attachment.rt)) continue;
     try {
-      await deleteStale(network, attachment.rt, options.binDirs, signal);
+      await deleteStale(network, attachment.rt, options, signal);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       failures.push(new Error(`failed to delete stale attachment ${attachment.rt.containerID} ${attachment.rt.ifName}: ${detail}`, { cause: error }));
@@ -229,6 +233,7 @@ export async function gcNetwork(configBytes: Uint8Array, cacheDir: string, valid
           stdin: pluginStdin(network, { ...plugin, raw }, undefined, NO_CAPABILITIES),
           rt: NETWORK_WIDE,
           binDirs: options.binDirs,
+          chrootDir: options.chrootDir ?? '',
           signal,
         });
       } catch (error) {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { type RegistryV1, type Result, SriovDraError, fail, isSriovDraError, ok } from '@sriov-dra/contract';
 import type { NetworkSelection } from '@sriov-dra/cni-render';
 import { type Pod, isApiError } from '@sriov-dra/k8s';
+import type { InvokeOptions } from '../cni/invoke.ts';
 import type { RuntimeConf } from '../cni/runtime-conf.ts';
 import type { CniResult } from '../cni/result-version.ts';
 import type { GuardPod, VerifiedShadow } from '../guard/managed-shadow-guard.ts';
@@ -35,6 +36,8 @@ export interface AddSettings {
   /** Where file-backed NADs and cluster/default networks named after a CNI file are looked up. */
   readonly confDir: string;
   readonly binDirs: readonly string[];
+  /** The root directory delegates run in (daemon-config.json's chrootDir); '' for the daemon's own. */
+  readonly chrootDir: string;
   /** libcni's result cache directory. */
   readonly resultCacheDir: string;
   /** Deadline of each delegate's ADD. */
@@ -49,8 +52,8 @@ export interface AddEffects {
   readonly reader: PodNetworkReader;
   /** Persists the delegate list for DEL; runs before any delegate does (Multus's saveDelegates). */
   saveDelegates(containerID: string, delegates: readonly Delegate[]): Promise<void>;
-  addNetwork(bytes: Uint8Array, rt: RuntimeConf, options: { binDirs: readonly string[]; timeoutMs: number; signal: AbortSignal }): Promise<CniResult>;
-  delNetwork(bytes: Uint8Array, rt: RuntimeConf, options: { binDirs: readonly string[]; timeoutMs: number; signal: AbortSignal }): Promise<void>;
+  addNetwork(bytes: Uint8Array, rt: RuntimeConf, options: Required<InvokeOptions>): Promise<CniResult>;
+  delNetwork(bytes: Uint8Array, rt: RuntimeConf, options: Required<InvokeOptions>): Promise<void>;
   /** Reports the results on the Pod (network-status); its failure fails the ADD, as in Multus. */
   writeNetworkStatus(pod: Pod, results: readonly { readonly delegate: Delegate; readonly result: CniResult }[], signal: AbortSignal): Promise<void>;
   /** Observes an ADD refused before any delegate ran (metrics). */
@@ -220,7 +223,7 @@ export async function runAdd(request: CniRequest, settings: AddSettings, effects
   }
   await effects.saveDelegates(request.containerID, delegates);
   const runtime = runtimeCapabilities(request.config);
-  const options = { binDirs: settings.binDirs, timeoutMs: settings.delegateTimeoutMs, signal };
+  const options = { binDirs: settings.binDirs, chrootDir: settings.chrootDir, timeoutMs: settings.delegateTimeoutMs, signal };
   const runtimeConf = (delegate: Delegate): RuntimeConf => ({
     containerID: request.containerID,
     netns: request.netns,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { DelegateRecord } from '../cache/delegate-codec.ts';
+import type { InvokeOptions } from '../cni/invoke.ts';
 import type { RuntimeConf } from '../cni/runtime-conf.ts';
 import type { CniRequest } from '../server/cni-request.ts';
 import { cachedIfName, capabilityArgs, runtimeCapabilities } from './delegate-runtime.ts';
@@ -7,6 +8,8 @@ import { delegateArgs, k8sArgsOf } from './k8s-args.ts';
 
 export interface DelSettings {
   readonly binDirs: readonly string[];
+  /** The root directory delegates run in (daemon-config.json's chrootDir); '' for the daemon's own. */
+  readonly chrootDir: string;
   readonly resultCacheDir: string;
   readonly delegateTimeoutMs: number;
 }
@@ -15,7 +18,7 @@ export interface DelEffects {
   /** The delegates the ADD of this container saved, or undefined when it saved none. */
   loadDelegates(containerID: string): Promise<DelegateRecord[] | undefined>;
   removeDelegates(containerID: string): Promise<unknown>;
-  delNetwork(bytes: Uint8Array, rt: RuntimeConf, options: { binDirs: readonly string[]; timeoutMs: number; signal: AbortSignal }): Promise<void>;
+  delNetwork(bytes: Uint8Array, rt: RuntimeConf, options: Required<InvokeOptions>): Promise<void>;
   readonly logger: Logger;
 }
 
@@ -72,7 +75,7 @@ export async function runDel(request: CniRequest, settings: DelSettings, effects
       cacheDir: settings.resultCacheDir,
     };
     try {
-      await effects.delNetwork(delegate.bytes, rt, { binDirs: settings.binDirs, timeoutMs: settings.delegateTimeoutMs, signal });
+      await effects.delNetwork(delegate.bytes, rt, { binDirs: settings.binDirs, chrootDir: settings.chrootDir, timeoutMs: settings.delegateTimeoutMs, signal });
     } catch (error) {
       effects.logger.warn({ ...context, err: error, network: delegate.name }, 'DEL of a delegate failed; continuing with the others');
       failures.push({ network: delegate.name, error });

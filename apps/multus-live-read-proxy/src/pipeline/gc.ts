@@ -15,7 +15,7 @@ export interface GcSettings extends ClusterNetworkSettings {
 
 export interface GcEffects {
   readonly reader: PodNetworkReader;
-  gcNetwork(bytes: Uint8Array, cacheDir: string, valid: readonly GcAttachment[], options: NetworkCommandOptions): Promise<void>;
+  gcNetwork(bytes: Uint8Array, cacheDir: string, valid: readonly GcAttachment[], options: Required<NetworkCommandOptions>): Promise<void>;
   readonly logger: Logger;
 }
 
@@ -64,5 +64,10 @@ export async function runGc(settings: GcSettings, effects: GcEffects, signal: Ab
   const network = await readyClusterNetwork(settings, effects.reader, signal);
   const valid = await gatherValidAttachments(settings.resultCacheDir, effects.logger);
   effects.logger.info({ network: network.name, valid: valid.length }, 'GC of the cluster network');
-  await effects.gcNetwork(network.bytes, settings.resultCacheDir, valid, { binDirs: settings.binDirs, timeoutMs: settings.delegateTimeoutMs, signal });
+  await effects.gcNetwork(network.bytes, settings.resultCacheDir, valid, {
+    binDirs: settings.binDirs,
+    chrootDir: settings.chrootDir,
+    timeoutMs: settings.delegateTimeoutMs,
+    signal,
+  });
 }

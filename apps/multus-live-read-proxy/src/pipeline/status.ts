@@ -4,14 +4,14 @@ import { type AddSettings, loadClusterNetwork } from './add.ts';
 import { checkReadinessIndicator } from './readiness-indicator.ts';
 
 /** What STATUS and GC need of a request's settings. */
-export interface ClusterNetworkSettings extends Pick<AddSettings, 'plan' | 'confDir' | 'binDirs' | 'delegateTimeoutMs'> {
+export interface ClusterNetworkSettings extends Pick<AddSettings, 'plan' | 'confDir' | 'binDirs' | 'chrootDir' | 'delegateTimeoutMs'> {
   /** Multus's readinessindicatorfile: the cluster network is not ready before it exists ('' for none). */
   readonly readinessIndicatorFile: string;
 }
 
 export interface StatusEffects {
   readonly reader: PodNetworkReader;
-  statusNetwork(bytes: Uint8Array, options: NetworkCommandOptions): Promise<void>;
+  statusNetwork(bytes: Uint8Array, options: Required<NetworkCommandOptions>): Promise<void>;
 }
 
 /**
@@ -35,5 +35,5 @@ export async function readyClusterNetwork(
  */
 export async function runStatus(settings: ClusterNetworkSettings, effects: StatusEffects, signal: AbortSignal): Promise<void> {
   const network = await readyClusterNetwork(settings, effects.reader, signal);
-  await effects.statusNetwork(network.bytes, { binDirs: settings.binDirs, timeoutMs: settings.delegateTimeoutMs, signal });
+  await effects.statusNetwork(network.bytes, { binDirs: settings.binDirs, chrootDir: settings.chrootDir, timeoutMs: settings.delegateTimeoutMs, signal });
 }

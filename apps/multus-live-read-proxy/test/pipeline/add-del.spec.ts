@@ -55,6 +55,7 @@ function settings(liveNetworkConfigOnAdd: boolean): RequestSettings {
     },
     confDir: node.confDir,
     binDirs: node.binDirs,
+    chrootDir: '',
     resultCacheDir: node.resultCacheDir,
     delegateTimeoutMs: 20_000,
     cniDir: node.cniDir,

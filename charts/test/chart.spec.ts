@@ -146,6 +146,34 @@ describe('charts/sriov-dra under Helm v4', () => {
     });
   });
 
+  it('runs the Multus daemon’s delegates chrooted into the host’s root, mounted at chrootDir, unless chrootDir is empty', () => {
+    const hostRoot = (...args: string[]) => {
+      const objects = template('infra', ...args);
+      const config = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === 'multus-live-read-proxy-config') as
+        | { data: Record<string, string> }
+        | undefined;
+      const pod = (
+        objects.find((object) => object.kind === 'DaemonSet' && object.metadata.name === 'multus-live-read-proxy') as
+          | { spec: { template: { spec: { containers: { volumeMounts: { name: string }[] }[]; volumes: { name: string; hostPath?: { path: string } }[] } } } }
+          | undefined
+      )?.spec.template.spec;
+      const volume = pod?.volumes.find((candidate) => candidate.hostPath?.path === '/');
+      return {
+        chrootDir: (JSON.parse(config?.data['daemon-config.json'] ?? '{}') as { chrootDir?: string }).chrootDir,
+        volume,
+        mount: pod?.containers[0]?.volumeMounts.find((mount) => mount.name === volume?.name),
+      };
+    };
+    // Read-write: delegates write their state there. HostToContainer: namespaces the host mounts later show.
+    expect(hostRoot()).toEqual({
+      chrootDir: '/hostroot',
+      volume: { name: 'hostroot', hostPath: { path: '/', type: 'Directory' } },
+      mount: { name: 'hostroot', mountPath: '/hostroot', mountPropagation: 'HostToContainer' },
+    });
+    expect(hostRoot('--set', 'multus-live-read-proxy.chrootDir=/host')).toMatchObject({ chrootDir: '/host', mount: { mountPath: '/host' } });
+    expect(hostRoot('--set', 'multus-live-read-proxy.chrootDir=')).toEqual({ chrootDir: undefined, volume: undefined, mount: undefined });
+  });
+
   it('renders nothing of a component switched off', () => {
     const components = ['dra-driver', 'multus-live-read-proxy', 'node-policy-operator'];
     const workloads = (...off: string[]) =>
@@ -168,6 +196,7 @@ describe('charts/sriov-dra under Helm v4', () => {
     ['a configuration mode the driver does not know', 'dra-driver.configurationMode=multus', "at '/configurationMode'"],
     ['a relative host path', 'dra-driver.host.kubeletDir=var/lib/kubelet', "at '/host/kubeletDir'"],
     ['a delegate cache on a relative path', 'multus-live-read-proxy.host.cacheDir=cache', "at '/host/cacheDir'"],
+    ['a relative chroot directory', 'multus-live-read-proxy.chrootDir=hostroot', "at '/chrootDir'"],
     ['an operator namespace Kubernetes would refuse', 'node-policy-operator.operatorNamespace=SRIOV', "at '/operatorNamespace'"],
   ])('refuses %s through the values schema, naming the field', (_case, value, message) => {
     const run = helm('template', 'sriov-dra', CHART, '--set', value);

@@ -122,6 +122,20 @@ export class ComponentProcess {
     return this.#env;
   }
 
+  /**
+   * Where a path the container names is on this machine: under the content of the volume mounted there,
+   * as the environment's paths are mapped; a path under no mapped mount is itself.
+   */
+  pathOnThisMachine(containerPath: string): string {
+    for (const mount of this.#container.volumeMounts ?? []) {
+      if (containerPath !== mount.mountPath && !containerPath.startsWith(`${mount.mountPath}/`)) continue;
+      const volume = this.#pod.volumes?.find((candidate) => candidate.name === mount.name);
+      const content = volume === undefined ? undefined : this.#options.volumeContent(volume);
+      if (content !== undefined) return path.join(content, containerPath.slice(mount.mountPath.length));
+    }
+    return containerPath;
+  }
+
   get logFile(): string {
     return path.join(this.#options.logDir, `${this.instance}.log`);
   }

@@ -220,6 +220,11 @@ async function startOnCluster(
     logDir,
     ready: async () => (await httpReady(ports.daemonMetrics)) && fs.existsSync(entryConfig),
   });
+  // daemon-config.json names the host's root where the container has it mounted (chrootDir); the daemon
+  // runs on the host itself here, so it chroots into the hostroot volume's own path, `/`.
+  const daemonConfig = path.join(configDir, 'daemon-config.json');
+  const { chrootDir, ...rest } = JSON.parse(fs.readFileSync(daemonConfig, 'utf8')) as { chrootDir?: string };
+  if (chrootDir !== undefined) fs.writeFileSync(daemonConfig, JSON.stringify({ ...rest, chrootDir: daemon.pathOnThisMachine(chrootDir) }, null, 2));
   // The init container installs the upstream shim the image carries into the node's CNI binary directory.
   const [init] = daemon.podSpec.initContainers ?? [];
   const [shell, ...args] = init?.command ?? [];

@@ -1,8 +1,8 @@
 // The Multus daemon as the chart deploys it, on a real API server: the ServiceAccount, RBAC, ConfigMap
 // and DaemonSet Helm renders are accepted; the init container's command installs the upstream multus-shim
 // into the node's CNI binary directory; and the daemon started with exactly the container's environment
-// and the ConfigMap's daemon-config.json (mounts mapped to this test's directories, field references
-// resolved as the kubelet does) turns ready and writes the node's entry configuration naming its socket.
+// and the ConfigMap's daemon-config.json (mounts mapped to this test's directories, the host's root the
+// delegates are chrooted into to `/`, field references resolved as the kubelet does) turns ready and writes the node's entry configuration naming its socket.
 // A kubeconfig with the ServiceAccount's token stands in for the in-cluster token mount.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -101,6 +101,13 @@ describe('the Multus daemon as the chart deploys it', () => {
     fs.mkdirSync(configDir);
     const data = (rendered('ConfigMap') as { data: Record<string, string> }).data;
     for (const [name, text] of Object.entries(data)) fs.writeFileSync(path.join(configDir, name), text);
+    // Delegates run chrooted into the host's root, which the container has mounted where chrootDir says;
+    // this process runs on the host itself, where that root is the mounted volume's own path, `/`.
+    const { chrootDir, ...rest } = JSON.parse(data['daemon-config.json'] ?? '{}') as { chrootDir?: string };
+    const hostRoot = container.volumeMounts?.find((mount) => mount.mountPath === chrootDir);
+    const hostRootVolume = pod.volumes?.find((volume) => volume.name === hostRoot?.name);
+    expect({ chrootDir, hostPath: hostRootVolume?.hostPath?.path }).toEqual({ chrootDir: '/hostroot', hostPath: '/' });
+    fs.writeFileSync(path.join(configDir, 'daemon-config.json'), JSON.stringify({ ...rest, chrootDir: hostRootVolume?.hostPath?.path }));
     // The primary network the auto mode builds the entry configuration from, as the node's network plugin leaves it.
     fs.writeFileSync(
       path.join(host.cniConfDir, '10-primary.conflist'),

@@ -23,13 +23,41 @@ interface Instruction {
 
 interface Stage {
   readonly name: string | undefined;
+  /** The image the stage starts from, its build arguments substituted. */
   readonly from: string;
   readonly instructions: Instruction[];
 }
 
-/** The Dockerfile's stages, continuation lines joined and comments dropped. */
-export function parseDockerfile(text: string): Stage[] {
+/** Build arguments: those passed to the build, over the defaults the Dockerfile declares. */
+export type BuildArgs = Readonly<Record<string, string>>;
+
+/** `ARG` declarations: name and default (undefined when the declaration has none), in order. */
+function argDeclarations(args: string): [string, string | undefined][] {
+  return args.split(/\s+/).map((declaration) => {
+    const [name = '', ...value] = declaration.split('=');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`ARG ${args}: ${JSON.stringify(name)} is not a name`);
+    return [name, value.length === 0 ? undefined : value.join('=')];
+  });
+}
+
+/** `$NAME` and `${NAME}` replaced by the argument's value; a name without one is an error, not an empty string. */
+function substitute(text: string, values: ReadonlyMap<string, string | undefined>, where: string): string {
+  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_match, braced: string | undefined, bare: string | undefined) => {
+    const name = braced ?? bare ?? '';
+    const value = values.get(name);
+    if (value === undefined) throw new Error(`${where}: ${name} has no value (an ARG before the first FROM gives it one, by default or build argument)`);
+    return value;
+  });
+}
+
+/**
+ * The Dockerfile's stages, continuation lines joined and comments dropped. Arguments declared before the
+ * first FROM (their defaults, or `buildArgs` over them) are substituted in FROM; `ARG` in a stage stays an
+ * instruction of that stage.
+ */
+export function parseDockerfile(text: string, buildArgs: BuildArgs = {}): Stage[] {
   const stages: Stage[] = [];
+  const globalArgs = new Map<string, string | undefined>();
   const lines = text.replace(/\\\n/g, ' ').split('\n');
   for (const raw of lines) {
     const line = raw.trim();
@@ -41,14 +69,50 @@ export function parseDockerfile(text: string): Stage[] {
     if (keyword === 'FROM') {
       const from = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args);
       if (from === null) throw new Error(`cannot read FROM ${args}`);
-      stages.push({ from: from[1] ?? '', name: from[2], instructions: [] });
+      stages.push({ from: substitute(from[1] ?? '', globalArgs, `FROM ${args}`), name: from[2], instructions: [] });
       continue;
     }
     const stage = stages.at(-1);
-    if (stage === undefined) throw new Error(`${keyword} before the first FROM`);
+    if (stage === undefined) {
+      if (keyword !== 'ARG') throw new Error(`${keyword} before the first FROM`);
+      for (const [name, value] of argDeclarations(args)) globalArgs.set(name, buildArgs[name] ?? value);
+      continue;
+    }
     stage.instructions.push({ keyword, args });
   }
-  return stages;
+  // Each stage ARG carries its value: the build argument, else its default, else (as a build does) the
+  // value of the argument of its name declared before the first FROM; none when there is none of these.
+  return stages.map((stage) => ({
+    ...stage,
+    instructions: stage.instructions.map((instruction) =>
+      instruction.keyword === 'ARG'
+        ? {
+            keyword: 'ARG',
+            args: argDeclarations(instruction.args)
+              .map(([name, value]) => {
+                const resolved = buildArgs[name] ?? value ?? globalArgs.get(name);
+                return resolved === undefined ? name : `${name}=${resolved}`;
+              })
+              .join(' '),
+          }
+        : instruction,
+    ),
+  }));
+}
+
+/**
+ * RUN's command without its flags. A cache mount only keeps a tool's cache from one build to the next, so the
+ * command does the same without it; any other flag changes what the command sees and is refused.
+ */
+function runCommand(args: string): string {
+  let command = args;
+  for (let flag = /^--(\S+)\s+/.exec(command); flag !== null; flag = /^--(\S+)\s+/.exec(command)) {
+    const [whole, option = ''] = flag;
+    if (!(option.startsWith('mount=') && option.slice('mount='.length).split(',').includes('type=cache')))
+      throw new Error(`RUN --${option}: only cache mounts are known to this assembly`);
+    command = command.slice(whole.length);
+  }
+  return command;
 }
 
 function jsonArray(args: string, keyword: string): string[] {
@@ -70,8 +134,14 @@ function copy(source: string, destination: string, intoDirectory: boolean): void
  * context, and returns the final stage's configuration. `readyStages` maps a stage name to a directory
  * standing for that stage's root, whose instructions are then not run.
  */
-export function assembleImage(dockerfile: string, context: string, into: string, readyStages: Readonly<Record<string, string>> = {}): ImageConfig {
-  const stages = parseDockerfile(fs.readFileSync(dockerfile, 'utf8'));
+export function assembleImage(
+  dockerfile: string,
+  context: string,
+  into: string,
+  readyStages: Readonly<Record<string, string>> = {},
+  buildArgs: BuildArgs = {},
+): ImageConfig {
+  const stages = parseDockerfile(fs.readFileSync(dockerfile, 'utf8'), buildArgs);
   const roots = new Map<string, string>();
   let config: ImageConfig | undefined;
   stages.forEach((stage, index) => {
@@ -82,6 +152,8 @@ export function assembleImage(dockerfile: string, context: string, into: string,
     fs.mkdirSync(root, { recursive: true });
     let workdir = '/';
     const env: Record<string, string> = {};
+    // The stage's build arguments: in RUN's environment, below ENV of the same name.
+    const stageArgs: Record<string, string> = {};
     let user: string | undefined;
     let entrypoint: string[] = [];
     let cmd: string[] = [];
@@ -103,7 +175,7 @@ export function assembleImage(dockerfile: string, context: string, into: string,
           break;
         }
         case 'RUN':
-          execFileSync('/bin/sh', ['-c', args], { cwd: inRoot(workdir), env: { ...process.env, ...env }, stdio: 'pipe' });
+          execFileSync('/bin/sh', ['-c', runCommand(args)], { cwd: inRoot(workdir), env: { ...process.env, ...stageArgs, ...env }, stdio: 'pipe' });
           break;
         case 'ENV':
           for (const pair of args.split(/\s+/)) {
@@ -122,6 +194,7 @@ export function assembleImage(dockerfile: string, context: string, into: string,
           cmd = jsonArray(args, keyword);
           break;
         case 'ARG':
+          for (const [name, value] of argDeclarations(args)) if (value !== undefined) stageArgs[name] = value;
           break;
         default:
           throw new Error(`${keyword} is not an instruction this assembly knows`);

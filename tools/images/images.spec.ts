@@ -1,6 +1,7 @@
 // Each app's image as its Dockerfile assembles it from the workspace's own build output (no container
 // engine exists here: tools/images/dockerfile-image.ts lays the stages out in directories): every input
-// exists, and the app starts from the image with its entrypoint, command and environment. The chart and
+// exists, and the app starts from the image with its entrypoint, command and environment. The stages start
+// from the public images unless the build passes others (tools/images/build-images.sh does). The chart and
 // the images agree on what they share: the shim's path, the operator's user. Needs the apps built
 // (this project's test target builds them first).
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OPERATOR_CHART_DIR, PROXY_CHART_DIR, multusBinaries, renderChartTemplate } from '@sriov-dra/k8s/testing';
-import { type ImageConfig, assembleImage } from './dockerfile-image.ts';
+import { type ImageConfig, assembleImage, parseDockerfile } from './dockerfile-image.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -52,6 +53,17 @@ const podSpec = (chart: string, template: string): PodSpec => {
 };
 
 describe('app images', () => {
+  it('start from the public Debian bookworm Node.js 24 image (the shim from Go 1.26’s), or from those a build passes', () => {
+    const passed = { NODE_IMAGE: 'localhost/node:test', GO_IMAGE: 'localhost/golang:test' };
+    for (const app of ['dra-driver', 'multus-live-read-proxy', 'node-policy-operator']) {
+      const text = fs.readFileSync(path.join(ROOT, 'apps', app, 'Dockerfile'), 'utf8');
+      const from = (args: Record<string, string> = {}): string[] => parseDockerfile(text, args).map((stage) => stage.from);
+      const expected = (node: string, go: string): string[] => parseDockerfile(text).map((stage) => (stage.name === 'shim' ? go : node));
+      expect(from()).toEqual(expected('node:24-bookworm-slim', 'golang:1.26'));
+      expect(from(passed)).toEqual(expected(passed.NODE_IMAGE, passed.GO_IMAGE));
+    }
+  });
+
   it('dra-driver: starts from the image and stops at its first missing setting with the typed error', () => {
     const image = build('dra-driver');
     expect(run(image, ['--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('--node-name [$NODE_NAME]') });

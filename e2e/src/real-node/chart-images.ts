@@ -6,7 +6,7 @@ import path from 'node:path';
 import { cacheRoot } from '@sriov-dra/k8s/testing';
 import { z } from 'zod';
 
-const APPS = ['dra-driver', 'multus-live-read-proxy', 'node-policy-operator'] as const;
+type AppName = 'dra-driver' | 'multus-live-read-proxy' | 'node-policy-operator';
 
 const entrySchema = z.object({ archive: z.string(), image: z.string(), size: z.number() });
 const manifestSchema = z.record(z.string(), entrySchema);
@@ -22,7 +22,7 @@ export interface ImageArchive {
 export interface ChartImages {
   readonly pause: ImageArchive;
   readonly busybox: ImageArchive;
-  readonly apps: Readonly<Record<(typeof APPS)[number], ImageArchive>>;
+  readonly apps: Readonly<Record<AppName, ImageArchive>>;
 }
 
 export function imagesDir(): string {

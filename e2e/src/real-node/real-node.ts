@@ -5,9 +5,10 @@
 // DNAT chain of its own, and its images come from local OCI archives. stop() puts the host back as it was.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, type ManagedProcess, freePort, nodeBinaries, startProcess, waitFor } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, type ManagedProcess, freePort, isProcessAlive, nodeBinaries, startProcess, waitFor } from '@sriov-dra/k8s/testing';
 import { FIXED_HOST_PATHS, KUBELET_SYSCTLS, readSysctl, sysctlPath } from './host-footprint.ts';
 import { type NodeLayout, containerdConfig, kubeletConfig, netnsDir, nodeLayout } from './node-config.ts';
 
@@ -185,6 +186,44 @@ async function nodeReady(admin: KubeClient, name: string): Promise<boolean> {
   return node?.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
 }
 
+/**
+ * One real node per machine at a time: the kubelet's device-plugin socket and libcni's cache are at fixed
+ * host paths, and teardown removes such paths it created. A second run waits for the first; a lock whose
+ * holder is gone is taken over.
+ */
+const MACHINE_LOCK = path.join(os.tmpdir(), 'sriov-dra-real-node.lock');
+
+async function lockMachine(log: (line: string) => void): Promise<() => void> {
+  let reported = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(MACHINE_LOCK);
+      fs.writeFileSync(path.join(MACHINE_LOCK, 'pid'), String(process.pid));
+      return () => {
+        fs.rmSync(MACHINE_LOCK, { recursive: true, force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(
+      (() => {
+        try {
+          return fs.readFileSync(path.join(MACHINE_LOCK, 'pid'), 'utf8');
+        } catch {
+          return '0';
+        }
+      })(),
+    );
+    if (holder > 0 && !isProcessAlive(holder)) {
+      fs.rmSync(MACHINE_LOCK, { recursive: true, force: true });
+      continue;
+    }
+    if (!reported) log(`waiting for the real node of process ${String(holder)} to stop (${MACHINE_LOCK})`);
+    reported = true;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
 export async function startRealNode(options: RealNodeOptions): Promise<RealNode> {
   const binaries = nodeBinaries();
   const { controlPlane, name, root, log } = options;
@@ -197,11 +236,12 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   const apiPort = Number(new URL(controlPlane.server).port);
   const logs = { containerd: path.join(root, 'containerd.log'), kubelet: path.join(root, 'kubelet.log') };
 
+  const unlock = await lockMachine(log);
   // What stop() puts back, recorded before anything changes.
   const sysctls = Object.fromEntries(KUBELET_SYSCTLS.map((key) => [key, readSysctl(key)]));
   const chainsBefore = iptablesChains();
   const pathsBefore = new Set(FIXED_HOST_PATHS.filter((file) => fs.existsSync(file)));
-  const undo: (() => Promise<void> | void)[] = [];
+  const undo: (() => Promise<void> | void)[] = [unlock];
   let containerd: ManagedProcess | undefined;
   let kubelet: ManagedProcess | undefined;
 

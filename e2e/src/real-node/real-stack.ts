@@ -176,7 +176,7 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
         cause: error,
       });
     }
-    started.push(async () => {
+    started.push(() => {
       // Uninstall while the node runs, so the components release what they hold (shadows, finalizers).
       try {
         helm(['uninstall', RELEASE, '--namespace', RELEASE_NAMESPACE, '--wait', '--timeout', '2m']);

@@ -67,3 +67,30 @@ export async function deletePodAndWait(client: KubeClient, namespace: string, na
     { timeoutMs },
   );
 }
+
+interface ComponentPod extends KubeObject {
+  readonly status?: { readonly containerStatuses?: readonly { readonly ready?: boolean; readonly restartCount?: number }[] };
+}
+
+/** The release's Pods of one component (by its app.kubernetes.io/name label). */
+export async function componentPods(stack: RealStack, namespace: string, component: string): Promise<ComponentPod[]> {
+  return (await stack.admin.list<ComponentPod>(resourceTypes.pod, { namespace, labelSelector: `app.kubernetes.io/name=${component}` })).items;
+}
+
+/** Deletes the component's Pod and waits until its controller's replacement is ready. */
+export async function replaceComponentPod(stack: RealStack, namespace: string, component: string): Promise<void> {
+  const [current] = await componentPods(stack, namespace, component);
+  if (current === undefined) throw new Error(`no ${component} Pod in ${namespace}`);
+  await stack.admin.delete(resourceTypes.pod, { namespace, name: current.metadata.name });
+  await waitFor(
+    `a new ${component} Pod to be ready`,
+    async () =>
+      (await componentPods(stack, namespace, component)).some(
+        (candidate) =>
+          candidate.metadata.uid !== current.metadata.uid &&
+          (candidate.status?.containerStatuses ?? []).every((status) => status.ready === true) &&
+          (candidate.status?.containerStatuses ?? []).length > 0,
+      ),
+    { timeoutMs: 120_000, describe: () => stack.logTail() },
+  );
+}

@@ -8,9 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
-import { waitFor } from '@sriov-dra/k8s/testing';
 import { type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
-import { containerAddresses, deletePodAndWait, waitRunning } from '../../src/real-node/workload.ts';
+import { containerAddresses, deletePodAndWait, replaceComponentPod, waitRunning } from '../../src/real-node/workload.ts';
 import { AGENT_NAMESPACE, DUAL_RAIL_LABEL, RELEASE_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
 
 const IP_POOLS: ResourceType = { group: 'whereabouts.cni.cncf.io', version: 'v1alpha1', resource: 'ippools', kind: 'IPPool', namespaced: true };
@@ -77,27 +76,7 @@ describe('the Multus daemon Pod restarted while Pods run: every lease released, 
     expect(leases()).toHaveLength(2);
     expect((await allocations()).sort()).toEqual([`${WORKLOADS}/before-0`, `${WORKLOADS}/before-1`]);
 
-    const [daemon] = JSON.parse(stack.kubectl(['get', 'pods', '-n', RELEASE_NAMESPACE, '-l', 'app.kubernetes.io/name=multus-live-read-proxy', '-o', 'json']))
-      .items as {
-      metadata: { name: string; uid: string };
-    }[];
-    if (daemon === undefined) throw new Error('no Multus daemon Pod');
-    stack.kubectl(['delete', 'pod', '-n', RELEASE_NAMESPACE, daemon.metadata.name, '--wait=true']);
-    await waitFor(
-      'a new Multus daemon Pod to be ready',
-      async () => {
-        const pods = JSON.parse(stack.kubectl(['get', 'pods', '-n', RELEASE_NAMESPACE, '-l', 'app.kubernetes.io/name=multus-live-read-proxy', '-o', 'json']))
-          .items as {
-          metadata: { uid: string };
-          status?: { containerStatuses?: { ready?: boolean }[] };
-        }[];
-        return pods.some(
-          (candidate) =>
-            candidate.metadata.uid !== daemon.metadata.uid && candidate.status?.containerStatuses?.every((status) => status.ready === true) === true,
-        );
-      },
-      { timeoutMs: 120_000, describe: () => stack.logTail() },
-    );
+    await replaceComponentPod(stack, RELEASE_NAMESPACE, 'multus-live-read-proxy');
 
     for (const name of ['before-0', 'before-1']) await deletePodAndWait(stack.admin, WORKLOADS, name);
     expect(leases()).toEqual([]);

@@ -23,6 +23,7 @@ import {
 } from '@sriov-dra/k8s/testing';
 import { type GpuStandIn, startGpuStandIn } from '../node/gpu-stand-in.ts';
 import { type Agent, type Cluster, createAgent, openCluster } from '../stack/cluster.ts';
+import type { LeftoverSource } from '../stack/leftovers.ts';
 import { type SimulatedNode, startSimulatedNode } from '../stack/simulated-node.ts';
 import { AGENT_NAMESPACE, DUAL_RAIL_LABEL, GPUS, NODE_NAME, OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS } from '../stack/stack.ts';
 import { type ChartImages, chartImages } from './chart-images.ts';
@@ -41,6 +42,8 @@ export interface RealStack {
   readonly logDir: string;
   /** Values the release was installed with (helm upgrade reuses them). */
   readonly values: Record<string, unknown>;
+  /** What a Pod's life may leave behind, looked for where this node keeps it (the kubelet's plugin directory). */
+  readonly leftoverSource: LeftoverSource;
   /** `helm` against the stack's control plane. */
   helm(args: readonly string[]): string;
   /** `kubectl` against the stack's control plane, as its admin. */
@@ -202,6 +205,7 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
       images,
       logDir,
       values,
+      leftoverSource: { admin, gpu, node: { ...hardware, pluginsDir: path.join(node.kubeletDir, 'plugins') } },
       helm,
       kubectl,
       logTail: () => {

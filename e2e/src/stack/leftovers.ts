@@ -7,7 +7,15 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { DRIVER_NAME, labels } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
-import type { Stack } from './stack.ts';
+import type { GpuStandIn } from '../node/gpu-stand-in.ts';
+import type { SimulatedNode } from './simulated-node.ts';
+
+/** Where leftovers are looked for: the cluster, the node's hardware and state, and the GPU driver. */
+export interface LeftoverSource {
+  readonly admin: KubeClient;
+  readonly node: Pick<SimulatedNode, 'hostLocalDir' | 'pfs' | 'vfLinksOnHost' | 'driverOf' | 'pluginsDir'>;
+  readonly gpu: Pick<GpuStandIn, 'prepared'>;
+}
 
 const WHEREABOUTS_GROUP = 'whereabouts.cni.cncf.io';
 const ipPools: ResourceType = { group: WHEREABOUTS_GROUP, version: 'v1alpha1', resource: 'ippools', kind: 'IPPool', namespaced: true };
@@ -39,7 +47,7 @@ async function listAll(client: KubeClient, type: ResourceType, labelSelector?: s
   return (await client.list(type, labelSelector === undefined ? {} : { labelSelector })).items;
 }
 
-export async function leftovers(stack: Stack): Promise<Leftovers> {
+export async function leftovers(stack: LeftoverSource): Promise<Leftovers> {
   const { admin, node } = stack;
   const shadows = (await listAll(admin, resourceTypes.networkAttachmentDefinition, labels.managedBy)).map(
     (nad) => `${nad.metadata.namespace ?? ''}/${nad.metadata.name} [${(nad.metadata.finalizers ?? []).join(',')}]`,
@@ -105,7 +113,7 @@ export function leftoverCount(left: Leftovers): number {
  * Looks until nothing is left or `timeoutMs` passed (releases land asynchronously: finalizers, the
  * resourceclaim controller), and returns what was left at the last look.
  */
-export async function settledLeftovers(stack: Stack, timeoutMs = 60_000): Promise<Leftovers> {
+export async function settledLeftovers(stack: LeftoverSource, timeoutMs = 60_000): Promise<Leftovers> {
   const deadline = performance.now() + timeoutMs;
   let left = await leftovers(stack);
   while (leftoverCount(left) > 0 && performance.now() < deadline) {

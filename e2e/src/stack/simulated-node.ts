@@ -151,7 +151,9 @@ export function startSimulatedNode(options: {
           ...(options.runtime === undefined ? {} : { isGateway: true, ipMasq: false }),
           ipam: {
             type: 'host-local',
-            dataDir: paths.hostLocalDir,
+            // On a real node the chart's own Pods (operator, webhook) hold primary leases for as long as the
+            // node runs; they are kept apart from the workloads' leases, which must all be released.
+            dataDir: options.runtime === undefined ? paths.hostLocalDir : path.join(root, 'var/lib/cni/primary'),
             ranges: [[{ subnet: PRIMARY_SUBNET }]],
             ...(options.runtime === undefined ? {} : { routes: [{ dst: '0.0.0.0/0' }] }),
           },

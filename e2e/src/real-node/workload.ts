@@ -4,6 +4,9 @@ import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s'
 import { waitFor } from '@sriov-dra/k8s/testing';
 import type { RealStack } from './real-stack.ts';
 
+/** A workload's process: sleeps until SIGTERM, which it obeys at once. */
+export const SLEEPER = "trap 'exit 0' TERM; sleep 1000000 & wait";
+
 /** `pod` with its containers running the node's busybox image, as the cluster's own image would run. */
 export function onRealNode(pod: Record<string, unknown>, image: string): Record<string, unknown> {
   const spec = pod['spec'] as { containers: Record<string, unknown>[] };
@@ -11,7 +14,8 @@ export function onRealNode(pod: Record<string, unknown>, image: string): Record<
     ...pod,
     spec: {
       ...spec,
-      containers: spec.containers.map((container) => ({ ...container, image, imagePullPolicy: 'Never', command: ['/bin/sh', '-c', 'exec sleep 1000000'] })),
+      // The shell ends on SIGTERM (a bare sleep as PID 1 ignores it), so deletion does not wait out the grace period.
+      containers: spec.containers.map((container) => ({ ...container, image, imagePullPolicy: 'Never', command: ['/bin/sh', '-c', SLEEPER] })),
     },
   };
 }

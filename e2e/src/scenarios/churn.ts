@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
+import type { SimulatedNode } from '../stack/simulated-node.ts';
 import { type Stack, WORKLOADS } from '../stack/stack.ts';
 import { createClaimTemplate } from './claim-template.ts';
 import { RAILS, railConfig } from './gpu-nic-pairs.ts';
@@ -38,7 +39,7 @@ export async function createOneVfTemplate(admin: KubeClient): Promise<void> {
 }
 
 /** The baseline's hand-written NADs: one per VF, its PCI address static, its rail's IPAM. Returns their names. */
-export async function createStaticNads(stack: Stack): Promise<string[]> {
+export async function createStaticNads(stack: { readonly admin: KubeClient; readonly node: Pick<SimulatedNode, 'pfs' | 'whereaboutsConfig'> }): Promise<string[]> {
   const names: string[] = [];
   for (const [index, pf] of stack.node.pfs.entries()) {
     const rail = RAILS[index];

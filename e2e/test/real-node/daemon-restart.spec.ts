@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import { type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
-import { containerAddresses, deletePodAndWait, replaceComponentPod, waitRunning } from '../../src/real-node/workload.ts';
+import { SLEEPER, containerAddresses, deletePodAndWait, replaceComponentPod, waitRunning } from '../../src/real-node/workload.ts';
 import { AGENT_NAMESPACE, DUAL_RAIL_LABEL, RELEASE_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
 
 const IP_POOLS: ResourceType = { group: 'whereabouts.cni.cncf.io', version: 'v1alpha1', resource: 'ippools', kind: 'IPPool', namespaced: true };
@@ -42,7 +42,7 @@ describe('the Multus daemon Pod restarted while Pods run: every lease released, 
     spec: {
       nodeSelector: { [DUAL_RAIL_LABEL]: 'true' },
       terminationGracePeriodSeconds: 1,
-      containers: [{ name: 'c', image: stack.images.busybox.image, imagePullPolicy: 'Never', command: ['/bin/sh', '-c', 'exec sleep 1000000'] }],
+      containers: [{ name: 'c', image: stack.images.busybox.image, imagePullPolicy: 'Never', command: ['/bin/sh', '-c', SLEEPER] }],
     },
   });
   const leases = (): string[] => {

@@ -10,27 +10,17 @@ import { resourceTypes } from '@sriov-dra/k8s';
 import { formatRows, podNetworkRows } from './report/pod-networks.ts';
 import { type RealStack, startRealStack } from './real-node/real-stack.ts';
 import { containerAddresses, deletePodAndWait, onRealNode, waitRunning } from './real-node/workload.ts';
-import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod, waitForPublishedRails } from './scenarios/gpu-nic-pairs.ts';
-import { leftoverCount, settledLeftovers } from './stack/leftovers.ts';
+import { pairsPod, setUpPairs } from './scenarios/gpu-nic-pairs.ts';
+import { settledLeftovers } from './stack/leftovers.ts';
+import { demoVerdict, runDemo, say } from './report/demo-run.ts';
 import { OPERATOR_NAMESPACE, WORKLOADS } from './stack/stack.ts';
 
 const ADMIN_CLI = fileURLToPath(new URL('../../apps/dra-driver/src/admin/main.ts', import.meta.url));
 const POD = 'gpu-sriov-pairs-demo';
 
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
 async function demo(stack: RealStack): Promise<boolean> {
   say('\n== the administrator maps each rail PF to its network template (§14.2); the workload names none');
-  await createPcieDeviceClasses(stack.admin);
-  await createPairsTemplate(stack.admin, WORKLOADS);
-  await createDirectRailMapping(stack.admin, {
-    workloads: WORKLOADS,
-    policyNamespace: OPERATOR_NAMESPACE,
-    whereaboutsConfig: stack.hardware.whereaboutsConfig,
-  });
-  await waitForPublishedRails(stack.admin);
+  await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
 
   say(`== creating Pod ${WORKLOADS}/${POD}: two GPU/NIC pairs matched by PCIe root, no networks annotation`);
   const created = performance.now();
@@ -45,9 +35,6 @@ async function demo(stack: RealStack): Promise<boolean> {
   say(formatRows(rows));
   say(`\n== kubectl exec ${POD} -- ip -4 -o addr (the container's own view)`);
   say(stack.kubectl(['exec', '-n', WORKLOADS, POD, '--', 'ip', '-4', '-o', 'addr', 'show']).trimEnd());
-  const paired =
-    rows.length === 2 && rows.every((row) => row.vfRoot !== '' && row.vfRoot === row.pairedRoot && row.ip !== '' && row.sandboxIps.includes(row.ip));
-  const twoRails = new Set(rows.map((row) => row.rail)).size === 2;
 
   say(`\n== sriov-dra inspect pod ${WORKLOADS}/${POD}`);
   const inspect = spawnSync(
@@ -59,27 +46,12 @@ async function demo(stack: RealStack): Promise<boolean> {
 
   say('\n== deleting the Pod: the kubelet stops the sandbox (CNI DEL), then unprepares; shadows released');
   await deletePodAndWait(stack.admin, WORKLOADS, POD);
-  const left = await settledLeftovers(stack.leftoverSource);
-  const clean = leftoverCount(left) === 0;
-  say(clean ? '   nothing left: no shadow, finalizer, IP allocation or lease; all 16 VFs back on the host' : `   LEFT BEHIND: ${JSON.stringify(left)}`);
-
-  const ok = paired && twoRails && inspect.status === 0 && clean;
-  if (!ok) say(`\nFAILED: pairs on one root ${String(paired)}, two rails ${String(twoRails)}, inspect exit ${String(inspect.status)}, clean ${String(clean)}`);
-  return ok;
+  return demoVerdict(rows, inspect.status, await settledLeftovers(stack.leftoverSource));
 }
 
-const started = performance.now();
-say('== starting a real node: control plane, containerd and the kubelet, the chart by helm install with the locally built images, GPU stand-in');
-const stack = await startRealStack({
-  log: (line) => {
-    say(`   ${line}`);
-  },
-});
-let ok = false;
-try {
-  ok = await demo(stack);
-} finally {
-  await stack.stop(!ok);
-}
-say(`\n== done in ${(Math.round(performance.now() - started) / 1000).toFixed(1)} s (real node)`);
-process.exitCode = ok ? 0 : 1;
+await runDemo(
+  '== starting a real node: control plane, containerd and the kubelet, the chart by helm install with the locally built images, GPU stand-in',
+  'real node',
+  (log) => startRealStack({ log }),
+  demo,
+);

@@ -8,15 +8,12 @@ import { type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { formatRows, podNetworkRows } from './report/pod-networks.ts';
 import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod } from './scenarios/gpu-nic-pairs.ts';
-import { leftoverCount, settledLeftovers } from './stack/leftovers.ts';
+import { settledLeftovers } from './stack/leftovers.ts';
+import { demoVerdict, runDemo, say } from './report/demo-run.ts';
 import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from './stack/stack.ts';
 
 const ADMIN_CLI = fileURLToPath(new URL('../../apps/dra-driver/src/admin/main.ts', import.meta.url));
 const POD = 'gpu-sriov-pairs-demo';
-
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
 
 async function podPhase(stack: Stack): Promise<string | undefined> {
   try {
@@ -41,9 +38,6 @@ async function demo(stack: Stack): Promise<boolean> {
 
   const rows = await podNetworkRows(stack.admin, { namespace: WORKLOADS, name: POD }, stack.kubelet.sandbox(pod.metadata.uid)?.netns);
   say(formatRows(rows));
-  const paired =
-    rows.length === 2 && rows.every((row) => row.vfRoot !== '' && row.vfRoot === row.pairedRoot && row.ip !== '' && row.sandboxIps.includes(row.ip));
-  const twoRails = new Set(rows.map((row) => row.rail)).size === 2;
 
   say(`\n== sriov-dra inspect pod ${WORKLOADS}/${POD}`);
   const inspect = spawnSync(
@@ -56,27 +50,12 @@ async function demo(stack: Stack): Promise<boolean> {
   say('\n== deleting the Pod: CNI DEL, unprepare, shadows released');
   await stack.admin.delete(resourceTypes.pod, { namespace: WORKLOADS, name: POD });
   await waitFor('the Pod to be gone', async () => (await podPhase(stack)) === undefined, { timeoutMs: 60_000 });
-  const left = await settledLeftovers(stack);
-  const clean = leftoverCount(left) === 0;
-  say(clean ? '   nothing left: no shadow, finalizer, IP allocation or lease; all 16 VFs back on the host' : `   LEFT BEHIND: ${JSON.stringify(left)}`);
-
-  const ok = paired && twoRails && inspect.status === 0 && clean;
-  if (!ok) say(`\nFAILED: pairs on one root ${String(paired)}, two rails ${String(twoRails)}, inspect exit ${String(inspect.status)}, clean ${String(clean)}`);
-  return ok;
+  return demoVerdict(rows, inspect.status, await settledLeftovers(stack));
 }
 
-const started = performance.now();
-say('== starting the stack: control plane, chart, driver, Multus daemon, operator, GPU stand-in, kubelet simulator');
-const stack = await startStack({
-  log: (line) => {
-    say(`   ${line}`);
-  },
-});
-let ok = false;
-try {
-  ok = await demo(stack);
-} finally {
-  await stack.stop(!ok);
-}
-say(`\n== done in ${(Math.round(performance.now() - started) / 1000).toFixed(1)} s`);
-process.exitCode = ok ? 0 : 1;
+await runDemo(
+  '== starting the stack: control plane, chart, driver, Multus daemon, operator, GPU stand-in, kubelet simulator',
+  'simulated node',
+  (log) => startStack({ log }),
+  demo,
+);

@@ -167,3 +167,17 @@ export async function waitForPublishedRails(admin: KubeClient): Promise<void> {
     { timeoutMs: 30_000 },
   );
 }
+
+/**
+ * §14.2's whole setup on a node: both DeviceClasses, the pairs template and the administrator's direct rail
+ * mapping; resolves once the driver publishes VFs for both rails (the policy is in effect).
+ */
+export async function setUpPairs(
+  admin: KubeClient,
+  options: { readonly workloads: string; readonly policyNamespace: string; readonly whereaboutsConfig: string },
+): Promise<void> {
+  await createPcieDeviceClasses(admin);
+  await createPairsTemplate(admin, options.workloads);
+  await createDirectRailMapping(admin, options);
+  await waitForPublishedRails(admin);
+}

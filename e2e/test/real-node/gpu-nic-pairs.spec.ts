@@ -3,14 +3,7 @@
 // Multus daemon Pod, and the container itself shows each VF on its rail's subnet.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { resourceTypes } from '@sriov-dra/k8s';
-import {
-  RAILS,
-  createDirectRailMapping,
-  createPairsTemplate,
-  createPcieDeviceClasses,
-  pairsPod,
-  waitForPublishedRails,
-} from '../../src/scenarios/gpu-nic-pairs.ts';
+import { RAILS, pairsPod, setUpPairs } from '../../src/scenarios/gpu-nic-pairs.ts';
 import { podNetworkRows } from '../../src/report/pod-networks.ts';
 import { type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
 import { containerAddresses, deletePodAndWait, onRealNode, waitRunning } from '../../src/real-node/workload.ts';
@@ -24,14 +17,7 @@ describe('§14.2 on a real node: kubelet + containerd run the chart’s images a
 
   beforeAll(async () => {
     stack = await startRealStack({ log: (line) => process.stderr.write(`${line}\n`) });
-    await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
-    await createDirectRailMapping(stack.admin, {
-      workloads: WORKLOADS,
-      policyNamespace: OPERATOR_NAMESPACE,
-      whereaboutsConfig: stack.hardware.whereaboutsConfig,
-    });
-    await waitForPublishedRails(stack.admin);
+    await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
   }, 600_000);
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
-// npm run bench [project]: runs every `<project>/bench/*.bench.ts` (and the whole stack's, e2e/bench), prints a table and writes JSON
+// npm run bench [project [file]]: runs every `<project>/bench/*.bench.ts` (and the whole stack's, e2e/bench), prints a table and writes JSON
 // results to bench-results/latest.json. Each benchmark may name a baseline measured in the same run (ratios are
 // comparable across machines where absolute times are not) and a median target; a missed target makes
 // the command exit non-zero. Benchmarks are never part of the test suite.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench } from 'tinybench';
 import { z } from 'zod';
@@ -80,8 +80,11 @@ async function measure(name: string, run: () => unknown): Promise<{ samples: num
 const measurements: Measurement[] = [];
 const reports: Report[] = [];
 const only = process.argv[2];
+// `npm run bench e2e real-node`: only that project's benchmark files whose name contains the second word.
+const fileFilter = process.argv[3];
 for (const { project, file } of benchFiles()) {
   if (only !== undefined && project !== only) continue;
+  if (fileFilter !== undefined && !basename(file).includes(fileFilter)) continue;
   const loaded = moduleSchema.parse(await import(pathToFileURL(file).href));
   const context: unknown = await loaded.setup?.();
   for (const benchmark of loaded.benchmarks) {

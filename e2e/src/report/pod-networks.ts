@@ -81,7 +81,8 @@ export async function podNetworkRows(
   const registry = parseRegistry(live.metadata.annotations?.[annotations.managedNetworks] ?? '{"version":1,"podUID":"","entries":[]}');
   const entries = registry.ok ? registry.value.entries : [];
   const statuses = JSON.parse(live.metadata.annotations?.[annotations.networkStatus] ?? '[]') as { name: string; interface?: string; ips?: string[] }[];
-  const inSandbox: ReadonlyMap<string, readonly string[]> = sandbox === undefined ? new Map() : typeof sandbox === 'string' ? sandboxAddresses(sandbox) : sandbox;
+  const inSandbox: ReadonlyMap<string, readonly string[]> =
+    sandbox === undefined ? new Map() : typeof sandbox === 'string' ? sandboxAddresses(sandbox) : sandbox;
   const rows: PodNetworkRow[] = [];
   for (const claimStatus of live.status?.resourceClaimStatuses ?? []) {
     if (claimStatus.resourceClaimName === undefined) continue;

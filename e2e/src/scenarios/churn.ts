@@ -39,7 +39,10 @@ export async function createOneVfTemplate(admin: KubeClient): Promise<void> {
 }
 
 /** The baseline's hand-written NADs: one per VF, its PCI address static, its rail's IPAM. Returns their names. */
-export async function createStaticNads(stack: { readonly admin: KubeClient; readonly node: Pick<SimulatedNode, 'pfs' | 'whereaboutsConfig'> }): Promise<string[]> {
+export async function createStaticNads(stack: {
+  readonly admin: KubeClient;
+  readonly node: Pick<SimulatedNode, 'pfs' | 'whereaboutsConfig'>;
+}): Promise<string[]> {
   const names: string[] = [];
   for (const [index, pf] of stack.node.pfs.entries()) {
     const rail = RAILS[index];

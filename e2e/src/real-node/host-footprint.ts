@@ -18,11 +18,20 @@ export const KUBELET_SYSCTLS = [
 /** Host paths the kubelet, containerd, runc and libcni use whatever their configured roots are. */
 export const FIXED_HOST_PATHS = ['/var/lib/kubelet', '/run/containerd', '/var/lib/cni', '/run/containers', '/run/runc', '/var/lib/containers'] as const;
 
+/**
+ * Every link a real node creates is named with this prefix (its address link, the Pods' bridge, a test's
+ * bridge); Pods' veths go with their bridge. Links and mounts are compared only where a node makes them:
+ * other suites running beside it on the same machine create and remove their own.
+ */
+export const NODE_LINK_PREFIX = 'sdra';
+
 export interface HostFootprint {
   readonly sysctls: Readonly<Record<string, string>>;
   /** `iptables-save`/`ip6tables-save` lines, chains and rules, without counters. */
   readonly iptables: readonly string[];
+  /** Links named with NODE_LINK_PREFIX. */
   readonly links: readonly string[];
+  /** Mounts at or below a fixed host path or the node's tree. */
   readonly mounts: readonly string[];
   /** Every cgroup v1/v2 directory at depth one (the roots a kubelet or runc creates). */
   readonly cgroups: readonly string[];
@@ -75,7 +84,9 @@ function cgroupRoots(): string[] {
   });
 }
 
-export function hostFootprint(): HostFootprint {
+/** The host as a real node may change it; `nodeRoot` is the node's temporary tree, whose mounts count too. */
+export function hostFootprint(nodeRoot?: string): HostFootprint {
+  const watched = [...FIXED_HOST_PATHS, ...(nodeRoot === undefined ? [] : [nodeRoot])];
   return {
     sysctls: Object.fromEntries(KUBELET_SYSCTLS.map((key) => [key, readSysctl(key)])),
     iptables: iptablesLines(),
@@ -83,11 +94,11 @@ export function hostFootprint(): HostFootprint {
       .split('\n')
       .flatMap((line) => {
         const name = /^\d+: ([^:@]+)/.exec(line)?.[1];
-        return name === undefined ? [] : [name];
+        return name !== undefined && name.startsWith(NODE_LINK_PREFIX) ? [name] : [];
       }),
     mounts: run('findmnt', ['-rn', '-o', 'TARGET'])
       .split('\n')
-      .filter((line) => line !== ''),
+      .filter((target) => watched.some((dir) => target === dir || target.startsWith(`${dir}/`))),
     cgroups: cgroupRoots(),
     paths: FIXED_HOST_PATHS.filter((path) => fs.existsSync(path)),
   };

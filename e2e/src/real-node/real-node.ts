@@ -193,15 +193,25 @@ async function nodeReady(admin: KubeClient, name: string): Promise<boolean> {
  */
 const MACHINE_LOCK = path.join(os.tmpdir(), 'sriov-dra-real-node.lock');
 
-async function lockMachine(log: (line: string) => void): Promise<() => void> {
+/** Holds of the lock in this process: a test may hold the machine around a node's whole life (to record the host before it). */
+let holds = 0;
+
+export async function lockMachine(log: (line: string) => void): Promise<() => void> {
   let reported = false;
+  const release = (): void => {
+    holds -= 1;
+    if (holds === 0) fs.rmSync(MACHINE_LOCK, { recursive: true, force: true });
+  };
+  if (holds > 0) {
+    holds += 1;
+    return release;
+  }
   for (;;) {
     try {
       fs.mkdirSync(MACHINE_LOCK);
       fs.writeFileSync(path.join(MACHINE_LOCK, 'pid'), String(process.pid));
-      return () => {
-        fs.rmSync(MACHINE_LOCK, { recursive: true, force: true });
-      };
+      holds = 1;
+      return release;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }

@@ -8,20 +8,26 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, cniPlugins, createNamespace, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { chartImages } from '../../src/real-node/chart-images.ts';
-import { footprintChanges, hostFootprint } from '../../src/real-node/host-footprint.ts';
-import { type RealNode, startRealNode } from '../../src/real-node/real-node.ts';
+import { type HostFootprint, footprintChanges, hostFootprint } from '../../src/real-node/host-footprint.ts';
+import { type RealNode, lockMachine, startRealNode } from '../../src/real-node/real-node.ts';
 
 describe('a real node’s teardown restores the host', () => {
   let controlPlane: ControlPlane;
   let root: string;
-  const before = hostFootprint();
+  let unlock: () => void;
+  let before: HostFootprint;
 
   beforeAll(async () => {
+    // The machine held from before the host is recorded until after it is compared: no other real node
+    // (another process's) changes it meanwhile.
+    unlock = await lockMachine(() => undefined);
     controlPlane = await startControlPlane({ controllerManager: true, scheduler: true });
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'sriov-dra-teardown-'));
-  }, 120_000);
+    before = hostFootprint(root);
+  }, 600_000);
 
   afterAll(async () => {
+    unlock();
     await controlPlane.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }, 60_000);
@@ -56,7 +62,7 @@ describe('a real node’s teardown restores the host', () => {
         images: [images.pause.archive, images.busybox.archive],
         log: () => undefined,
       });
-      expect(footprintChanges(before, hostFootprint()).length).toBeGreaterThan(0);
+      expect(footprintChanges(before, hostFootprint(root)).length).toBeGreaterThan(0);
       await createNamespace(controlPlane.adminClient, 'teardown');
       await controlPlane.adminClient.create(
         resourceTypes.pod,
@@ -82,6 +88,6 @@ describe('a real node’s teardown restores the host', () => {
     } finally {
       await node?.stop();
     }
-    expect(footprintChanges(before, hostFootprint())).toEqual([]);
+    expect(footprintChanges(before, hostFootprint(root))).toEqual([]);
   }, 300_000);
 });

@@ -9,7 +9,7 @@ import { driverPrepareRequests } from '../../src/real-node/driver-metrics.ts';
 import { RELEASE, type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
 import { componentPods, deletePodAndWait, onRealNode, waitRunning } from '../../src/real-node/workload.ts';
 import { ONE_VF_TEMPLATE, createOneVfTemplate } from '../../src/scenarios/churn.ts';
-import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod, waitForPublishedRails } from '../../src/scenarios/gpu-nic-pairs.ts';
+import { pairsPod, setUpPairs } from '../../src/scenarios/gpu-nic-pairs.ts';
 import { DUAL_RAIL_LABEL, OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
 import {
   attachmentsOf,
@@ -56,15 +56,8 @@ describe('workloads on a real node while the chart’s node components are repla
 
   beforeAll(async () => {
     stack = await startRealStack({ log: (line) => process.stderr.write(`${line}\n`) });
-    await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
+    await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
     await createOneVfTemplate(stack.admin);
-    await createDirectRailMapping(stack.admin, {
-      workloads: WORKLOADS,
-      policyNamespace: OPERATOR_NAMESPACE,
-      whereaboutsConfig: stack.hardware.whereaboutsConfig,
-    });
-    await waitForPublishedRails(stack.admin);
   }, 600_000);
 
   afterEach(async () => {

@@ -11,7 +11,7 @@ import { driverPrepareRequests } from '../../src/real-node/driver-metrics.ts';
 import { type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
 import { podSandboxes, runningSandbox } from '../../src/real-node/sandbox.ts';
 import { deletePodAndWait } from '../../src/real-node/workload.ts';
-import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod, waitForPublishedRails } from '../../src/scenarios/gpu-nic-pairs.ts';
+import { pairsPod, setUpPairs, waitForPublishedRails } from '../../src/scenarios/gpu-nic-pairs.ts';
 import { leftovers } from '../../src/stack/leftovers.ts';
 import { OPERATOR_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
 import { attachmentsOf, containerOf, deleteWorkloadPods, expectNothingLeft, expectPairsOnTheirRails, rowsOf, runOnRealNode } from './real-pod.ts';
@@ -48,14 +48,7 @@ describe('§14.2’s Pod through sandbox, kubelet and containerd faults on a rea
 
   beforeAll(async () => {
     stack = await startRealStack({ log: (line) => process.stderr.write(`${line}\n`) });
-    await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
-    await createDirectRailMapping(stack.admin, {
-      workloads: WORKLOADS,
-      policyNamespace: OPERATOR_NAMESPACE,
-      whereaboutsConfig: stack.hardware.whereaboutsConfig,
-    });
-    await waitForPublishedRails(stack.admin);
+    await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
   }, 600_000);
 
   afterEach(async () => {

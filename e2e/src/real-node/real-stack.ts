@@ -28,7 +28,7 @@ import { type SimulatedNode, startSimulatedNode } from '../stack/simulated-node.
 import { AGENT_NAMESPACE, DUAL_RAIL_LABEL, GPUS, NODE_NAME, OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS } from '../stack/stack.ts';
 import { type ChartImages, chartImages } from './chart-images.ts';
 import { writeGpuCdiSpec } from './gpu-cdi.ts';
-import { PAUSE_IMAGE, type RealNode, startRealNode } from './real-node.ts';
+import { PAUSE_IMAGE, type RealNode, lockMachine, startRealNode } from './real-node.ts';
 
 export const RELEASE = 'sriov-dra';
 
@@ -102,6 +102,9 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
     started.length = 0;
   };
   try {
+    // The simulated hardware's links have fixed names: the machine is held before they are made, not only
+    // once the node starts (the node takes the same lock again).
+    started.push(await lockMachine(log));
     const images = chartImages();
     log('starting the control plane (etcd, kube-apiserver with Node,RBAC, kube-controller-manager, kube-scheduler)');
     const cluster = await openCluster({ kind: 'local' }, logDir);

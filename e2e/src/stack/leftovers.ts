@@ -115,10 +115,19 @@ export function leftoverCount(left: Leftovers): number {
  */
 export async function settledLeftovers(stack: LeftoverSource, timeoutMs = 60_000): Promise<Leftovers> {
   const deadline = performance.now() + timeoutMs;
-  let left = await leftovers(stack);
-  while (leftoverCount(left) > 0 && performance.now() < deadline) {
+  // A look that fails (an API server answering 429 while its storage initializes) is looked at again.
+  const look = async (): Promise<Leftovers | undefined> => {
+    try {
+      return await leftovers(stack);
+    } catch (error) {
+      if (performance.now() >= deadline) throw error;
+      return undefined;
+    }
+  };
+  let left = await look();
+  while ((left === undefined || leftoverCount(left) > 0) && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 250));
-    left = await leftovers(stack);
+    left = await look();
   }
-  return left;
+  return left ?? leftovers(stack);
 }

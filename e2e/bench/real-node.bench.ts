@@ -8,14 +8,13 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { annotations } from '@sriov-dra/contract';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { UMBRELLA_CHART_DIR } from '@sriov-dra/k8s/testing';
-import { RELEASE, type RealStack, startRealStack } from '../src/real-node/real-stack.ts';
+import { type RealStack, startRealStack } from '../src/real-node/real-stack.ts';
 import { deletePodAndWait, onRealNode, waitRunning } from '../src/real-node/workload.ts';
 import { createStaticNads } from '../src/scenarios/churn.ts';
 import { createClaimTemplate } from '../src/scenarios/claim-template.ts';
 import { pairsPod, setUpPairs } from '../src/scenarios/gpu-nic-pairs.ts';
 import { leftoverCount, settledLeftovers } from '../src/stack/leftovers.ts';
-import { OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS } from '../src/stack/stack.ts';
+import { OPERATOR_NAMESPACE, WORKLOADS } from '../src/stack/stack.ts';
 
 const DEMO = fileURLToPath(new URL('../src/demo-real-node.ts', import.meta.url));
 const RUNS = 20;
@@ -69,19 +68,7 @@ async function podFigures(): Promise<Record<string, number>> {
     const managed = await readyTimes(stack, pairsPod);
     // The chart's default client budget for the driver (QPS 5, burst 10) is for a quiet node; 20 Pods one
     // after another exhaust it. The same runs again with the budget the simulated stack gives the driver.
-    stack.helm([
-      'upgrade',
-      RELEASE,
-      UMBRELLA_CHART_DIR,
-      '--namespace',
-      RELEASE_NAMESPACE,
-      '--reuse-values',
-      '--set',
-      'dra-driver.kubeApi.qps=100,dra-driver.kubeApi.burst=200',
-      '--wait',
-      '--timeout',
-      '5m',
-    ]);
+    stack.upgrade(['dra-driver.kubeApi.qps=100', 'dra-driver.kubeApi.burst=200']);
     const managedFastClient = await readyTimes(stack, pairsPod);
     // The static NADs' VFs are the first of each rail: free again once the managed runs are released.
     const nads = await createStaticNads({ admin: stack.admin, node: stack.hardware });

@@ -46,6 +46,8 @@ export interface RealStack {
   readonly leftoverSource: LeftoverSource;
   /** `helm` against the stack's control plane. */
   helm(args: readonly string[]): string;
+  /** `helm upgrade --reuse-values --set <each> --wait` of the release: a change of values as an administrator rolls it out. */
+  upgrade(settings: readonly string[]): void;
   /** `kubectl` against the stack's control plane, as its admin. */
   kubectl(args: readonly string[], input?: string): string;
   logTail(): string;
@@ -210,6 +212,20 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
       values,
       leftoverSource: { admin, gpu, node: { ...hardware, pluginsDir: path.join(node.kubeletDir, 'plugins') } },
       helm,
+      upgrade: (settings) => {
+        helm([
+          'upgrade',
+          RELEASE,
+          UMBRELLA_CHART_DIR,
+          '--namespace',
+          RELEASE_NAMESPACE,
+          '--reuse-values',
+          ...settings.flatMap((setting) => ['--set', setting]),
+          '--wait',
+          '--timeout',
+          '5m',
+        ]);
+      },
       kubectl,
       logTail: () => {
         const pods = (() => {

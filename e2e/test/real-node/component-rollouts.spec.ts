@@ -4,9 +4,8 @@
 // kubelet's NodePrepareResources meets a driver going away and is answered by its replacement.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { resourceTypes } from '@sriov-dra/k8s';
-import { UMBRELLA_CHART_DIR } from '@sriov-dra/k8s/testing';
 import { driverPrepareRequests } from '../../src/real-node/driver-metrics.ts';
-import { RELEASE, type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
+import { type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
 import { componentPods, deletePodAndWait, onRealNode, waitRunning } from '../../src/real-node/workload.ts';
 import { ONE_VF_TEMPLATE, createOneVfTemplate } from '../../src/scenarios/churn.ts';
 import { pairsPod, setUpPairs } from '../../src/scenarios/gpu-nic-pairs.ts';
@@ -76,21 +75,7 @@ describe('workloads on a real node while the chart’s node components are repla
     const driverBefore = await livePod(DRIVER);
     const daemonBefore = await livePod(DAEMON);
 
-    stack.helm([
-      'upgrade',
-      RELEASE,
-      UMBRELLA_CHART_DIR,
-      '--namespace',
-      RELEASE_NAMESPACE,
-      '--reuse-values',
-      '--set',
-      'multus-live-read-proxy.logLevel=debug',
-      '--set',
-      'dra-driver.kubeApi.qps=6',
-      '--wait',
-      '--timeout',
-      '5m',
-    ]);
+    stack.upgrade(['multus-live-read-proxy.logLevel=debug', 'dra-driver.kubeApi.qps=6']);
     // Both DaemonSets rolled: new Pods, the driver's with the upgraded setting.
     const driverAfter = await livePod(DRIVER);
     const daemonAfter = await livePod(DAEMON);

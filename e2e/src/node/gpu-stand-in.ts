@@ -1,10 +1,10 @@
 // A stand-in for the NVIDIA GPU DRA driver on a simulated node: it publishes the node's GPUs in a
-// ResourceSlice and serves the kubelet's plugin registration and DRAPlugin v1 gRPC services on real unix
+// ResourceSlice (again whenever it is deleted, as the kubelet does to a node's slices at its start) and serves the kubelet's plugin registration and DRAPlugin v1 gRPC services on real unix
 // sockets, preparing a claim by answering each allocated GPU's CDI device ID. Nothing on the host changes.
 import { lstat, mkdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Server, type ServerUnaryCall, status } from '@grpc/grpc-js';
-import { type KubeClient, errorMessage, isApiError, readResourceClaim, resourcePath, resourceTypes } from '@sriov-dra/k8s';
+import { Informer, type KubeClient, type KubeObject, errorMessage, isApiError, readResourceClaim, resourcePath, resourceTypes } from '@sriov-dra/k8s';
 import { DRA_PLUGIN_TYPE, DRA_PLUGIN_V1, bindUnixSocket, draV1, registrationV1, shutdownServer } from '@sriov-dra/kubelet-api';
 
 export const GPU_DRIVER = 'gpu.nvidia.com';
@@ -45,7 +45,7 @@ export interface GpuStandIn {
   registration(): RegistrationOutcome | undefined;
   /** Devices prepared now, by claim UID (device names), as the stand-in's own record. */
   prepared(): ReadonlyMap<string, readonly string[]>;
-  /** Closes both gRPC servers and removes their sockets; the ResourceSlice stays, as a driver's does across restarts. */
+  /** Stops republishing, closes both gRPC servers and removes their sockets; the ResourceSlice stays, as a driver's does across restarts. */
   stop(): Promise<void>;
 }
 
@@ -126,7 +126,22 @@ export async function startGpuStandIn(options: GpuStandInOptions): Promise<GpuSt
   const prepared = new Map<string, readonly string[]>();
   let registration: RegistrationOutcome | undefined;
 
-  await publishSlice(client, sliceFor(nodeName, gpus));
+  const slice = sliceFor(nodeName, gpus);
+  await publishSlice(client, slice);
+  // A driver keeps its slice published: the kubelet deletes a node's slices when it starts, and a driver
+  // that does not publish again leaves its devices unschedulable. One watch on this slice, no polling.
+  const watching = new AbortController();
+  const informer = new Informer<KubeObject>(
+    client,
+    resourceTypes.resourceSlice,
+    {
+      onDelete: () => {
+        if (!watching.signal.aborted) void publishSlice(client, slice).catch(() => undefined);
+      },
+    },
+    { fieldSelector: `metadata.name=${slice.metadata.name}`, resyncMs: 0 },
+  );
+  const watched = informer.run(watching.signal);
 
   /** The claim's devices for this driver; a throw becomes the claim's error, so the kubelet retries only it. */
   async function prepareClaim(claim: draV1.Claim, signal: AbortSignal): Promise<draV1.Device[]> {
@@ -216,6 +231,8 @@ export async function startGpuStandIn(options: GpuStandInOptions): Promise<GpuSt
 
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
+    watching.abort();
+    await watched;
     // Gone first, so the kubelet deregisters the plugin rather than calling one that is going away.
     await removeSocket(registrationSocket);
     await shutdownServer(registrationServer, 1_000);

@@ -67,6 +67,21 @@ describe('the GPU stand-in with kube-scheduler and the kubelet peer', () => {
     });
   });
 
+  it('publishes its slice again when it is deleted, as the kubelet deletes a node’s slices at its start', async () => {
+    const first = await slice();
+    await cp.adminClient.delete(resourceTypes.resourceSlice, { name: SLICE });
+    let again: StoredSlice | undefined;
+    await waitFor(
+      'the slice to be published again',
+      async () => {
+        again = await slice().catch(() => undefined);
+        return again !== undefined && again.metadata.uid !== first.metadata.uid;
+      },
+      { timeoutMs: 4_000 },
+    );
+    expect(again?.spec).toEqual(first.spec);
+  });
+
   it('gets the GPU below pci0000:86 allocated and reserved by kube-scheduler', async () => {
     const client = cp.adminClient;
     await client.create(resourceTypes.deviceClass, {

@@ -2,7 +2,7 @@
 // (the kubelet recreates the sandbox and CNI ADD runs again on the frozen shadows, without a new prepare),
 // the kubelet and containerd restarted under it (it keeps running), and a force delete (the kubelet still
 // tears it down and the driver still releases it). The restarts come last: the kubelet deletes its node's
-// ResourceSlices when it starts, and the GPU stand-in publishes its slice only once, at its own start.
+// ResourceSlices when it starts, and nothing else is scheduled there until both drivers publish theirs again.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';

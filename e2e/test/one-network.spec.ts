@@ -1,12 +1,11 @@
 // Scenario (a), §14.1: one NAD for a whole DeviceClass. The class carries the VfConfig naming the
 // template, the policy only advertises one PF's VFs, and a Pod asking for one VF of the class comes up
 // with it on dra0 and a host-local address of the template's subnet; deleting it returns the lease.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
-import { ONE_NETWORK, createOneNetwork, oneNetworkPod } from '../src/scenarios/one-network.ts';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { createOneNetwork, oneNetworkPod } from '../src/scenarios/one-network.ts';
 import { RAIL_PFS } from '../src/stack/simulated-node.ts';
 import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
-import { deletePod, expectNothingLeft, runPod } from './pod-lifecycle.ts';
+import { deletePod, expectNothingLeft, expectOneVfOnTemplate, runPod } from './pod-lifecycle.ts';
 
 describe('one network for a DeviceClass (§14.1)', () => {
   let stack: Stack;
@@ -29,30 +28,7 @@ describe('one network for a DeviceClass (§14.1)', () => {
   it('attaches the allocated VF of the advertised PF through the class’s template, with host-local on its subnet', async () => {
     passed = false;
     const { rows } = await runPod(stack, oneNetworkPod('one-vf'));
-    const [row] = rows;
-    if (row === undefined) throw new Error('the Pod got no SR-IOV device');
-    const advertised = stack.node.pfs[0]?.vfs.map((vf) => vf.pciAddress) ?? [];
-    expect({ rows: rows.length, request: row.request, rail: row.rail, interface: row.interface, advertisedPf: advertised.includes(row.vfPci) }).toEqual({
-      rows: 1,
-      request: 'vf',
-      rail: `${WORKLOADS}/${ONE_NETWORK.template}`,
-      interface: 'dra0',
-      advertisedPf: true,
-    });
-    expect(row.ip).toMatch(/^192\.0\.2\.\d+$/);
-    expect(row.sandboxIps).toEqual([row.ip]);
-    const shadow = await stack.admin.get<KubeObject & { spec: { config: string } }>(resourceTypes.networkAttachmentDefinition, {
-      namespace: WORKLOADS,
-      name: row.shadow,
-    });
-    const config = JSON.parse(shadow.spec.config) as { deviceID?: string; name?: string; ipam?: { type?: string; dataDir?: string } };
-    // The template's network name and IPAM preserved, the allocated VF's PCI address injected.
-    expect({ deviceID: config.deviceID, name: config.name, ipam: config.ipam?.type, dataDir: config.ipam?.dataDir }).toEqual({
-      deviceID: row.vfPci,
-      name: ONE_NETWORK.network,
-      ipam: 'host-local',
-      dataDir: stack.node.hostLocalDir,
-    });
+    await expectOneVfOnTemplate(stack.admin, rows, stack.node);
     passed = true;
   }, 120_000);
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_NAME } from '@sriov-dra/contract';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { RAILS, createPairsTemplate, createPcieDeviceClasses, pairsPod } from '../src/scenarios/gpu-nic-pairs.ts';
-import { createOperatorRails, reportNodeState, waitOperatorRailsReady } from '../src/scenarios/operator-rails.ts';
+import { createOperatorRails, defaultPolicyRefusal, reportNodeState, waitOperatorRailsReady } from '../src/scenarios/operator-rails.ts';
 import { targetsLocalControlPlane } from '../src/stack/cluster.ts';
 import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
 import { deletePod, expectNothingLeft, expectPairsOnTheirRails, runPod } from './pod-lifecycle.ts';
@@ -66,32 +66,7 @@ describe('two rails through SriovNetworkNodePolicy and SriovNetwork (§14.3)', (
   (targetsLocalControlPlane() ? it : it.skip)(
     'has the chart’s admission webhook, called through its Service, refuse spec.dra on the default policy',
     async () => {
-      const refusal = await stack.admin
-        .create(
-          resourceTypes.sriovNetworkNodePolicy,
-          {
-            apiVersion: 'sriovnetwork.openshift.io/v1',
-            kind: 'SriovNetworkNodePolicy',
-            metadata: { name: 'default' },
-            spec: {
-              resourceName: 'sriov_vfs',
-              nodeSelector: {},
-              numVfs: 8,
-              nicSelector: { pfNames: [RAILS[0].pf] },
-              dra: {
-                attributes: {
-                  'sriovnetwork.openshift.io/sriovNetworkName': { string: RAILS[0].template },
-                  'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NAMESPACE },
-                },
-              },
-            },
-          },
-          { namespace: OPERATOR_NAMESPACE },
-        )
-        .then(
-          () => 'stored',
-          (error: unknown) => (error instanceof Error ? error.message : String(error)),
-        );
+      const refusal = await defaultPolicyRefusal(stack.admin, OPERATOR_NAMESPACE, RAILS[0]);
       expect(refusal).toContain('admission webhook "validate-sriovnetworknodepolicy.sriovnetwork.openshift.io" denied the request');
       expect(refusal).toContain('DRABlockOnDefaultPolicy');
     },

@@ -1,11 +1,13 @@
 // What the scenario tests do with a workload Pod on the stack: run it to Running, read its network rows,
 // check the two-rail outcome of §14.2/§14.3, and delete it checking that nothing is left behind.
 import { expect } from '@jest/globals';
-import { type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { type PodNetworkRow, podNetworkRows } from '../src/report/pod-networks.ts';
 import { RAILS } from '../src/scenarios/gpu-nic-pairs.ts';
+import { ONE_NETWORK } from '../src/scenarios/one-network.ts';
 import { type Leftovers, NOTHING_LEFT, leftoverCount, settledLeftovers } from '../src/stack/leftovers.ts';
+import type { SimulatedNode } from '../src/stack/simulated-node.ts';
 import { type Stack, WORKLOADS } from '../src/stack/stack.ts';
 
 async function phaseOf(stack: Stack, name: string): Promise<string | undefined> {
@@ -66,4 +68,39 @@ export function expectPairsOnTheirRails(stack: Stack, rows: readonly PodNetworkR
     }).toEqual({ request: row.request, sameRoot: true, rail: `${WORKLOADS}/${rail.template}`, inRange: true, sandbox: [row.ip] });
   }
   expect(new Set(rows.map((row) => row.vfRoot)).size).toBe(2);
+}
+
+/**
+ * §14.1's Pod got one VF of the advertised PF on dra0, with its address on the template's subnet in the
+ * sandbox, and a shadow that keeps the template's network name and IPAM with the VF's PCI address injected.
+ */
+export async function expectOneVfOnTemplate(
+  admin: KubeClient,
+  rows: readonly PodNetworkRow[],
+  node: Pick<SimulatedNode, 'pfs' | 'hostLocalDir'>,
+): Promise<void> {
+  const [row] = rows;
+  if (row === undefined) throw new Error('the Pod got no SR-IOV device');
+  const advertised = node.pfs[0]?.vfs.map((vf) => vf.pciAddress) ?? [];
+  expect({ rows: rows.length, request: row.request, rail: row.rail, interface: row.interface, advertisedPf: advertised.includes(row.vfPci) }).toEqual({
+    rows: 1,
+    request: 'vf',
+    rail: `${WORKLOADS}/${ONE_NETWORK.template}`,
+    interface: 'dra0',
+    advertisedPf: true,
+  });
+  expect(row.ip).toMatch(/^192\.0\.2\.\d+$/);
+  expect(row.sandboxIps).toEqual([row.ip]);
+  const shadow = await admin.get<KubeObject & { spec: { config: string } }>(resourceTypes.networkAttachmentDefinition, {
+    namespace: WORKLOADS,
+    name: row.shadow,
+  });
+  const config = JSON.parse(shadow.spec.config) as { deviceID?: string; name?: string; ipam?: { type?: string; dataDir?: string } };
+  // The template's network name and IPAM preserved, the allocated VF's PCI address injected.
+  expect({ deviceID: config.deviceID, name: config.name, ipam: config.ipam?.type, dataDir: config.ipam?.dataDir }).toEqual({
+    deviceID: row.vfPci,
+    name: ONE_NETWORK.network,
+    ipam: 'host-local',
+    dataDir: node.hostLocalDir,
+  });
 }

@@ -107,3 +107,36 @@ export async function waitOperatorRailsReady(admin: KubeClient, namespace: strin
     );
   }
 }
+
+/**
+ * Tries to store `spec.dra` on the operator's `default` policy (DRABlockOnDefaultPolicy) and returns the
+ * API server's message, or `stored` when nothing refused it.
+ */
+export function defaultPolicyRefusal(admin: KubeClient, namespace: string, rail: { readonly pf: string; readonly template: string }): Promise<string> {
+  return admin
+    .create(
+      resourceTypes.sriovNetworkNodePolicy,
+      {
+        apiVersion: 'sriovnetwork.openshift.io/v1',
+        kind: 'SriovNetworkNodePolicy',
+        metadata: { name: 'default' },
+        spec: {
+          resourceName: 'sriov_vfs',
+          nodeSelector: {},
+          numVfs: 8,
+          nicSelector: { pfNames: [rail.pf] },
+          dra: {
+            attributes: {
+              'sriovnetwork.openshift.io/sriovNetworkName': { string: rail.template },
+              'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: namespace },
+            },
+          },
+        },
+      },
+      { namespace },
+    )
+    .then(
+      () => 'stored',
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+}

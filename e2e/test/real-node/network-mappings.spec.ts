@@ -10,9 +10,10 @@ import { type RealStack, startRealStack } from '../../src/real-node/real-stack.t
 import { deletePodAndWait } from '../../src/real-node/workload.ts';
 import { RAILS, createPairsTemplate, createPcieDeviceClasses, pairsPod, waitForPublishedRails } from '../../src/scenarios/gpu-nic-pairs.ts';
 import { ONE_NETWORK, createOneNetwork, oneNetworkPod } from '../../src/scenarios/one-network.ts';
-import { createOperatorRails, reportNodeState, waitOperatorRailsReady } from '../../src/scenarios/operator-rails.ts';
+import { createOperatorRails, defaultPolicyRefusal, reportNodeState, waitOperatorRailsReady } from '../../src/scenarios/operator-rails.ts';
 import { RAIL_PFS } from '../../src/stack/simulated-node.ts';
 import { OPERATOR_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
+import { expectOneVfOnTemplate } from '../pod-lifecycle.ts';
 import { deleteWorkloadPods, expectNothingLeft, expectPairsOnTheirRails, runOnRealNode } from './real-pod.ts';
 
 /** §14.1's policy, as one-network.ts names it. */
@@ -54,29 +55,7 @@ describe('§14.1 and §14.3 on a real node', () => {
       hostLocalDir: stack.hardware.hostLocalDir,
     });
     const rows = await runOnRealNode(stack, promptlyDeleted(oneNetworkPod('one-vf')));
-    const [row] = rows;
-    if (row === undefined) throw new Error('the Pod got no SR-IOV device');
-    const advertised = stack.hardware.pfs[0]?.vfs.map((vf) => vf.pciAddress) ?? [];
-    expect({ rows: rows.length, request: row.request, rail: row.rail, interface: row.interface, advertisedPf: advertised.includes(row.vfPci) }).toEqual({
-      rows: 1,
-      request: 'vf',
-      rail: `${WORKLOADS}/${ONE_NETWORK.template}`,
-      interface: 'dra0',
-      advertisedPf: true,
-    });
-    expect(row.ip).toMatch(/^192\.0\.2\.\d+$/);
-    expect(row.sandboxIps).toEqual([row.ip]);
-    const shadow = await stack.admin.get<KubeObject & { spec: { config: string } }>(resourceTypes.networkAttachmentDefinition, {
-      namespace: WORKLOADS,
-      name: row.shadow,
-    });
-    const config = JSON.parse(shadow.spec.config) as { deviceID?: string; name?: string; ipam?: { type?: string; dataDir?: string } };
-    expect({ deviceID: config.deviceID, name: config.name, ipam: config.ipam?.type, dataDir: config.ipam?.dataDir }).toEqual({
-      deviceID: row.vfPci,
-      name: ONE_NETWORK.network,
-      ipam: 'host-local',
-      dataDir: stack.hardware.hostLocalDir,
-    });
+    await expectOneVfOnTemplate(stack.admin, rows, stack.hardware);
 
     await deletePodAndWait(stack.admin, WORKLOADS, 'one-vf');
     await expectNothingLeft(stack);
@@ -117,32 +96,7 @@ describe('§14.1 and §14.3 on a real node', () => {
       expect({ type: config.type, range: config.ipam?.range }).toEqual({ type: 'sriov', range: rail.range });
     }
 
-    const refusal = await stack.admin
-      .create(
-        resourceTypes.sriovNetworkNodePolicy,
-        {
-          apiVersion: 'sriovnetwork.openshift.io/v1',
-          kind: 'SriovNetworkNodePolicy',
-          metadata: { name: 'default' },
-          spec: {
-            resourceName: 'sriov_vfs',
-            nodeSelector: {},
-            numVfs: 8,
-            nicSelector: { pfNames: [RAILS[0].pf] },
-            dra: {
-              attributes: {
-                'sriovnetwork.openshift.io/sriovNetworkName': { string: RAILS[0].template },
-                'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: OPERATOR_NAMESPACE },
-              },
-            },
-          },
-        },
-        { namespace: OPERATOR_NAMESPACE },
-      )
-      .then(
-        () => 'stored',
-        (error: unknown) => (error instanceof Error ? error.message : String(error)),
-      );
+    const refusal = await defaultPolicyRefusal(stack.admin, OPERATOR_NAMESPACE, RAILS[0]);
     expect(refusal).toContain('admission webhook "validate-sriovnetworknodepolicy.sriovnetwork.openshift.io" denied the request');
     expect(refusal).toContain('DRABlockOnDefaultPolicy');
 

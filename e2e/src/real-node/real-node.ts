@@ -360,13 +360,12 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     fs.writeFileSync(configFile, containerdConfig(layout, { pauseImage: PAUSE_IMAGE, runc: RUNC }));
     const startContainerd = async (): Promise<void> => {
       // containerd finds containerd-shim-runc-v2 on its PATH.
-      const previousPath = process.env['PATH'] ?? '';
-      process.env['PATH'] = `${binaries.binDir}:${previousPath}`;
-      try {
-        containerd = startProcess('containerd', ...inNamespace(binaries.containerd, ['--config', configFile, '--log-level', 'info']), logs.containerd);
-      } finally {
-        process.env['PATH'] = previousPath;
-      }
+      const path = `PATH=${binaries.binDir}:${process.env['PATH'] ?? ''}`;
+      containerd = startProcess(
+        'containerd',
+        ...inNamespace('env', [path, binaries.containerd, '--config', configFile, '--log-level', 'info']),
+        logs.containerd,
+      );
       const started = containerd;
       await waitFor('containerd', () => Promise.resolve(spawnSync(binaries.ctr, ['--address', layout.containerd.socket, 'version']).status === 0), {
         timeoutMs: 30_000,

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
+import type { KubeClient } from '@sriov-dra/k8s';
 import {
   UMBRELLA_CHART_DIR,
   cniPlugins,
@@ -28,6 +28,7 @@ import { type SimulatedNode, startSimulatedNode } from '../stack/simulated-node.
 import { AGENT_NAMESPACE, DUAL_RAIL_LABEL, GPUS, NODE_NAME, OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS } from '../stack/stack.ts';
 import { type ChartImages, chartImages } from './chart-images.ts';
 import { writeGpuCdiSpec } from './gpu-cdi.ts';
+import { deleteNamespacePods } from './workload.ts';
 import { PAUSE_IMAGE, type RealNode, lockMachine, startRealNode } from './real-node.ts';
 
 export const RELEASE = 'sriov-dra';
@@ -238,7 +239,9 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
         return `stack:\n${fs.readFileSync(stackLog, 'utf8').split('\n').slice(-30).join('\n')}\n${pods}\n${node.logTail()}`;
       },
       stop: async (keepLogs = false) => {
-        await deleteWorkloads(admin);
+        // Run down while the components still run, so they release what they hold; a failure to do so is
+        // what the leftover checks report, not a reason to keep the node up.
+        await deleteNamespacePods(admin, WORKLOADS).catch(() => undefined);
         await stopStarted();
         if (keepLogs) process.stderr.write(`real-node stack logs kept in ${logDir}\n`);
         else fs.rmSync(logDir, { recursive: true, force: true });
@@ -248,13 +251,4 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
     await stopStarted();
     throw error;
   }
-}
-
-/** Deletes the workload Pods and waits until the kubelet has run them down (CNI DEL, unprepare). */
-async function deleteWorkloads(admin: KubeClient): Promise<void> {
-  const pods = await admin.list(resourceTypes.pod, { namespace: WORKLOADS }).catch(() => ({ items: [] }));
-  for (const pod of pods.items) await admin.delete(resourceTypes.pod, { namespace: WORKLOADS, name: pod.metadata.name }).catch(() => undefined);
-  await waitFor('the workload Pods to be gone', async () => (await admin.list(resourceTypes.pod, { namespace: WORKLOADS })).items.length === 0, {
-    timeoutMs: 120_000,
-  }).catch(() => undefined);
 }

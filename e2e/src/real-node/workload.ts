@@ -98,3 +98,11 @@ export async function replaceComponentPod(stack: RealStack, namespace: string, c
     { timeoutMs: 120_000, describe: () => stack.logTail() },
   );
 }
+
+/** Deletes every Pod in `namespace` and waits until the kubelet has run them all down (CNI DEL, unprepare). */
+export async function deleteNamespacePods(client: KubeClient, namespace: string, timeoutMs = 120_000): Promise<void> {
+  for (const pod of (await client.list(resourceTypes.pod, { namespace })).items) {
+    await client.delete(resourceTypes.pod, { namespace, name: pod.metadata.name }).catch(() => undefined);
+  }
+  await waitFor(`the Pods of ${namespace} to be gone`, async () => (await client.list(resourceTypes.pod, { namespace })).items.length === 0, { timeoutMs });
+}

@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { annotations } from '@sriov-dra/contract';
-import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
+import { resourceTypes } from '@sriov-dra/k8s';
 import { type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
 import { SLEEPER, containerAddresses, deletePodAndWait, replaceComponentPod, waitRunning } from '../../src/real-node/workload.ts';
-import { AGENT_NAMESPACE, DUAL_RAIL_LABEL, RELEASE_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
+import { leftovers } from '../../src/stack/leftovers.ts';
+import { DUAL_RAIL_LABEL, RELEASE_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
 
-const IP_POOLS: ResourceType = { group: 'whereabouts.cni.cncf.io', version: 'v1alpha1', resource: 'ippools', kind: 'IPPool', namespaced: true };
 const HOST_LOCAL_NET = 'hl-net';
 const WHEREABOUTS_NET = 'wa-net';
 const NEW_PODS = 20;
@@ -49,12 +49,9 @@ describe('the Multus daemon Pod restarted while Pods run: every lease released, 
     const dir = path.join(leaseDir, HOST_LOCAL_NET);
     return fs.existsSync(dir) ? fs.readdirSync(dir).filter((file) => /^\d+\.\d+\.\d+\.\d+$/.test(file)) : [];
   };
-  const allocations = async (): Promise<string[]> => {
-    const pools = await stack.admin.list<KubeObject & { spec: { allocations?: Record<string, { podref?: string }> } }>(IP_POOLS, {
-      namespace: AGENT_NAMESPACE,
-    });
-    return pools.items.flatMap((pool) => Object.values(pool.spec.allocations ?? {}).map((allocation) => allocation.podref ?? '?'));
-  };
+  /** The Pods holding Whereabouts allocations (leftovers name each as `<range> <offset> <podref>`). */
+  const allocations = async (): Promise<string[]> =>
+    (await leftovers(stack.leftoverSource)).whereaboutsAllocations.map((allocation) => allocation.split(' ').at(-1) ?? '');
 
   beforeAll(async () => {
     stack = await startRealStack({ log: (line) => process.stderr.write(`${line}\n`) });

@@ -8,7 +8,7 @@ import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { type PodNetworkRow, podNetworkRows } from '../../src/report/pod-networks.ts';
 import type { RealStack } from '../../src/real-node/real-stack.ts';
-import { containerAddresses, deletePodAndWait, onRealNode, waitRunning } from '../../src/real-node/workload.ts';
+import { containerAddresses, deleteNamespacePods, onRealNode, waitRunning } from '../../src/real-node/workload.ts';
 import { RAILS } from '../../src/scenarios/gpu-nic-pairs.ts';
 import { type Leftovers, NOTHING_LEFT, leftoverCount, leftovers } from '../../src/stack/leftovers.ts';
 import { WORKLOADS } from '../../src/stack/stack.ts';
@@ -117,8 +117,7 @@ export async function podEventReasons(stack: RealStack, name: string): Promise<s
 
 /** Deletes every workload Pod left by a failed test and waits until the kubelet has run them down, so the next test finds the node free. */
 export async function deleteWorkloadPods(stack: RealStack): Promise<void> {
-  for (const pod of (await stack.admin.list(resourceTypes.pod, { namespace: WORKLOADS })).items)
-    await deletePodAndWait(stack.admin, WORKLOADS, pod.metadata.name);
+  await deleteNamespacePods(stack.admin, WORKLOADS);
 }
 
 /**

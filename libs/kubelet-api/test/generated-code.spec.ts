@@ -51,6 +51,12 @@ describe('generated kubelet API code', () => {
   }, 60_000);
 
   it('generates one module per kubelet API version', () => {
-    expect(listFiles(committedDir)).toEqual(['dra-health/v1alpha1/api.ts', 'dra/v1/api.ts', 'dra/v1beta1/api.ts', 'pluginregistration/v1/api.ts']);
+    expect(listFiles(committedDir)).toEqual([
+      'dra-health/v1alpha1/api.ts',
+      'dra/v1/api.ts',
+      'dra/v1beta1/api.ts',
+      'pluginregistration/v1/api.ts',
+      'podresources/v1/api.ts',
+    ]);
   });
 });

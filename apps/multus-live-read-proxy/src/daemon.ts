@@ -8,9 +8,11 @@ import type { DaemonFlags } from './daemon-flags.ts';
 import { type EntryConfigWriter, startEntryConfigWriter } from './entry-config/entry-config-writer.ts';
 import { installUserEntryConfig } from './entry-config/user-entry-config.ts';
 import { DaemonMetrics } from './metrics.ts';
+import { type BuildIdentity, buildIdentity } from './preflight/build-identity.ts';
 import { type RequestSettings, createCniHandler } from './pipeline/cni-handler.ts';
 import { createSharedPodNetworkInformers, runSharedPodNetworkInformers } from './reads/shared-informers.ts';
 import type { CniRequest } from './server/cni-request.ts';
+import type { DaemonAbout } from './server/daemon-about.ts';
 import { type DaemonServer, startDaemonServer } from './server/daemon-server.ts';
 
 /** Deadline of one delegate network's ADD or DEL; the runtime's own CNI deadline is minutes. */
@@ -37,6 +39,8 @@ export interface DaemonOptions {
    * both daemons keep them in `<cniDir>/results` and a node can move between them.
    */
   readonly resultCacheDir?: string;
+  /** The build the daemon reports on GET /version; default this package's own. */
+  readonly buildIdentity?: BuildIdentity;
 }
 
 /** The settings of one request: the shim's stdin configuration overlaid with the daemon's (Multus's rule). */
@@ -62,6 +66,14 @@ function settingsFor(config: DaemonConfig, resultCacheDir: string | undefined): 
       liveNetworkConfigOnAdd: conf.liveNetworkConfigOnAdd,
       readinessIndicatorFile: conf.readinessindicatorfile,
     };
+  };
+}
+
+async function aboutDaemon(config: DaemonConfig, identity: BuildIdentity | undefined): Promise<DaemonAbout> {
+  const build = identity ?? (await buildIdentity(process.env));
+  return {
+    build: { version: build.version, commit: build.commit ?? null },
+    config: { path: config.path, liveNetworkConfigOnAdd: config.liveNetworkConfigOnAdd, chrootDir: config.chrootDir, cniDir: config.cniDir },
   };
 }
 
@@ -108,6 +120,7 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
       socketDir: config.socketDir,
       handler: createCniHandler({ settingsFor: settingsFor(config, options.resultCacheDir), shared, client, logger, metrics }),
       logger,
+      about: await aboutDaemon(config, options.buildIdentity),
     });
     if (flags.metricsPort >= 0) {
       health = await startHealthServer({

@@ -16,8 +16,14 @@ function gitHead(): Promise<string | undefined> {
   });
 }
 
-/** This build's package version and source commit (undefined when neither the build nor git says). */
-export async function buildIdentity(env: Readonly<Record<string, string | undefined>>): Promise<{ version: string; commit: string | undefined }> {
+/** A build's package version and source commit (undefined when neither the build nor git says). */
+export interface BuildIdentity {
+  readonly version: string;
+  readonly commit: string | undefined;
+}
+
+/** This build's identity: the daemon reports it on its socket and preflight compares it with its own. */
+export async function buildIdentity(env: Readonly<Record<string, string | undefined>>): Promise<BuildIdentity> {
   const manifest = JSON.parse(await readFile(`${PACKAGE_DIR}package.json`, 'utf8')) as { version?: unknown };
   const version = typeof manifest.version === 'string' ? manifest.version : 'unknown';
   const commit = env[BUILD_COMMIT_ENV];

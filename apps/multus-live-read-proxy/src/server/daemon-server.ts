@@ -2,6 +2,7 @@ import { chmod } from 'node:fs/promises';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, fastify } from 'fastify';
 import type { Logger } from 'pino';
 import { type CniRequest, type CniRequestHandler, cniRequestFromShim } from './cni-request.ts';
+import { type DaemonAbout, VERSION_ENDPOINT } from './daemon-about.ts';
 import { DaemonServerError } from './daemon-server-error.ts';
 import { SOCKET_MODE, prepareSocketPath } from './daemon-socket.ts';
 import { CNI_ENDPOINT, DELEGATE_ENDPOINT, HEALTH_ENDPOINT, READY_ENDPOINT, decodeShimRequest, encodeAddResponse } from './wire.ts';
@@ -11,6 +12,8 @@ export interface DaemonServerOptions {
   readonly socketDir: string;
   readonly handler: CniRequestHandler;
   readonly logger: Logger;
+  /** Served on GET /version for preflight; without it that path is not found. */
+  readonly about?: DaemonAbout;
 }
 
 export interface DaemonServer {
@@ -67,8 +70,9 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
 
 /**
  * The Multus thick daemon's socket, wire-compatible with the unchanged upstream multus-shim:
- * POST /cni carries one CNI invocation, /healthz and /readyz report liveness and readiness, and
- * /delegate (interface hot-plug) is refused. Every malformed request gets a 400 whose body names the
+ * POST /cni carries one CNI invocation, /healthz and /readyz report liveness and readiness,
+ * /delegate (interface hot-plug) is refused, and GET /version answers preflight's question of which build
+ * and settings are running. Every malformed request gets a 400 whose body names the
  * problem; nothing a client sends can crash the daemon.
  */
 export async function startDaemonServer(options: DaemonServerOptions): Promise<DaemonServer> {
@@ -131,6 +135,13 @@ export async function startDaemonServer(options: DaemonServerOptions): Promise<D
     if (request.method !== 'GET' && request.method !== 'POST') return methodNotAllowed(reply);
     return reply.code(shuttingDown ? 500 : 200).send();
   });
+  const about = options.about;
+  if (about !== undefined) {
+    server.all(VERSION_ENDPOINT, async (request, reply) => {
+      if (request.method !== 'GET') return methodNotAllowed(reply);
+      return reply.code(200).type('application/json').send(JSON.stringify(about));
+    });
+  }
   server.setNotFoundHandler(async (_request, reply) => reply.code(404).send());
   // Fastify's own rejections (an oversized body, a broken chunked stream) keep their status, in plain text.
   server.setErrorHandler(async (error: { statusCode?: number; message?: string }, request, reply) => {

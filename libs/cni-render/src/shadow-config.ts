@@ -1,16 +1,26 @@
 import { createHash } from 'node:crypto';
-import { type JsonObject, type JsonValue, type ObjectRef, type Result, fail, isJsonObject, ok, parseStrictJson, serializeJson } from '@sriov-dra/contract';
+import {
+  type JsonObject,
+  type JsonValue,
+  METAPLUGIN_ALLOWLIST,
+  type ObjectRef,
+  type Result,
+  SRIOV_PLUGIN_TYPE,
+  fail,
+  isJsonObject,
+  ok,
+  parseStrictJson,
+  serializeJson,
+} from '@sriov-dra/contract';
 import { effectiveCniName, isCniNetworkName } from './cni-name.ts';
 import { GO_STRICT_JSON, checkGoDecodable } from './cni-config-shape.ts';
 import { normalizePciAddress } from './pci-address.ts';
 
+/** The shadow's plugin chain is contract (both the renderer and the Multus guard hold to it); re-exported for this package's users. */
+export { METAPLUGIN_ALLOWLIST, SRIOV_PLUGIN_TYPE } from '@sriov-dra/contract';
+
 /** CNI versions the supported libcni/sriov-cni/IPAM combination executes. */
 export const SUPPORTED_CNI_VERSIONS: readonly string[] = ['0.4.0', '1.0.0', '1.1.0'];
-
-export const SRIOV_PLUGIN_TYPE = 'sriov';
-
-/** Metaplugins allowed after the sriov entry of a conflist; each addition needs plugin-specific tests (§7 step 5). */
-export const METAPLUGIN_ALLOWLIST: readonly string[] = ['tuning'];
 
 /** The part of a source NetworkAttachmentDefinition rendering reads. */
 export interface SourceNad {

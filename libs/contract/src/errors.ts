@@ -288,6 +288,12 @@ const catalog = {
     summary: 'a selected shadow NAD is deleting, unprotected or still carries a resourceName key',
     remedy: 'wait for the driver to repair the binding, or recreate the Pod',
   },
+  ManagedShadowAsDefaultNetwork: {
+    summary:
+      'a driver-generated shadow NAD is named as the cluster network, in defaultNetworks or by the Pod\u2019s v1.multus-cni.io/default-network annotation',
+    remedy:
+      'a shadow attaches its VF only through the managed selection the driver writes into the Pod\u2019s k8s.v1.cni.cncf.io/networks; name an ordinary NAD as the cluster or default network',
+  },
   // Multus daemon (§10.2).
   NamespaceIsolationViolation: {
     summary: 'the Pod references a network in another namespace while the daemon isolates namespaces',

@@ -16,3 +16,4 @@ export * from './resource-policy.ts';
 export * from './node-policy-dra.ts';
 export * from './strict-json.ts';
 export * from './json-equal.ts';
+export * from './shadow-topology.ts';

@@ -2,7 +2,8 @@
 // other disagreement in that direction is reported as a divergence. An entry needs a reason; for a
 // parser (the networks annotation) the only acceptable reason is that Multus fails the ADD later anyway,
 // and the Go peer reports that fact itself (failsLater), so the entry is checked, not assumed.
-import { METAPLUGIN_ALLOWLIST, SUPPORTED_CNI_VERSIONS } from '../../src/shadow-config.ts';
+import { METAPLUGIN_ALLOWLIST } from '@sriov-dra/contract';
+import { SUPPORTED_CNI_VERSIONS } from '../../src/shadow-config.ts';
 import type { DiffCase } from './compare.ts';
 import type { GoAnswer } from '../../src/testing/index.ts';
 

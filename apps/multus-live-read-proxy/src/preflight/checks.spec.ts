@@ -1,5 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import { type PreflightFacts, evaluatePreflight, preflightExitCode } from './checks.ts';
+import type { ManagedFacts } from './managed-checks.ts';
+
+const COMMIT = '0123456789abcdef0123456789abcdef01234567';
+
+/** Managed-shadow facts that pass; managed-checks.spec.ts varies them. */
+const HEALTHY_MANAGED: ManagedFacts = {
+  templates: { scope: 'policies', templates: [], unresolved: [], forbidden: [], errors: [] },
+  plugins: { binDir: '/opt/cni/bin', chrootDir: '', plugins: [{ type: 'sriov', neededBy: 'every managed shadow', found: true, runnable: true }] },
+  existingMultus: { daemonSets: [], entryConfig: { path: '/etc/cni/net.d/00-multus.conf', state: 'ours' } },
+  runningDaemon: {
+    socketPath: '/run/multus/multus.sock',
+    reachable: true,
+    about: { build: { version: '0.1.0', commit: COMMIT }, config: { path: '/d.json', liveNetworkConfigOnAdd: true, chrootDir: '', cniDir: '' } },
+    preflight: { version: '0.1.0', commit: COMMIT },
+    file: { path: '/d.json', liveNetworkConfigOnAdd: true, chrootDir: '', cniDir: '' },
+  },
+};
 
 const HEALTHY: PreflightFacts = {
   config: {
@@ -22,7 +39,8 @@ const HEALTHY: PreflightFacts = {
   ],
   access: { required: [{ attribute: 'get pods', allowed: true }], unneeded: [{ attribute: 'get resourceclaims.resource.k8s.io', allowed: false }] },
   dynamicNetworksControllers: [],
-  build: { version: '0.1.0', commit: '0123456789abcdef0123456789abcdef01234567' },
+  build: { version: '0.1.0', commit: COMMIT },
+  managed: HEALTHY_MANAGED,
 };
 
 const statuses = (facts: PreflightFacts): Record<string, string> => Object.fromEntries(evaluatePreflight(facts).map((check) => [check.id, check.status]));
@@ -39,6 +57,11 @@ describe('evaluatePreflight', () => {
       rbac: 'pass',
       'dynamic-networks-controller': 'pass',
       'build-identity': 'pass',
+      'source-templates': 'pass',
+      'managed-plugins': 'pass',
+      'existing-multus-daemonset': 'pass',
+      'entry-config-owner': 'pass',
+      'running-daemon': 'pass',
     });
     expect(preflightExitCode(evaluatePreflight(HEALTHY))).toBe(0);
   });
@@ -90,10 +113,42 @@ describe('evaluatePreflight', () => {
     ['ramfs', true, 'fail'],
     ['ext4', false, 'fail'],
     ['overlay', true, 'warn'],
-  ])('judges a cache on %s (writable %s) as %s', (fsType, writable, status) => {
+  ])('judges a daemon cache on %s (writable %s) as %s', (fsType, writable, status) => {
     const storage = [
       { ...HEALTHY.storage[0], id: 'delegate-cache-storage' as const, what: 'the delegate cache', path: '/c', fsType, mountPoint: '/', writable },
     ];
     expect(statuses({ ...HEALTHY, storage })['delegate-cache-storage']).toBe(status);
+  });
+});
+
+describe('delegate state storage', () => {
+  const sriovState = (fsType: string, delegateRoot: string) => ({
+    id: 'sriov-state-storage' as const,
+    what: 'sriov-cni’s VF state',
+    path: `${delegateRoot}/var/lib/cni/sriov`,
+    fsType,
+    mountPoint: delegateRoot === '' ? '/' : delegateRoot,
+    writable: true,
+    delegateRoot,
+  });
+  const check = (fsType: string, delegateRoot: string) =>
+    evaluatePreflight({ ...HEALTHY, storage: [sriovState(fsType, delegateRoot)] }).find((entry) => entry.id === 'sriov-state-storage');
+
+  it('fails state in the container’s own layer, telling to set chrootDir when there is none', () => {
+    expect(check('overlay', '')).toEqual({
+      id: 'sriov-state-storage',
+      status: 'fail',
+      message: expect.stringContaining('set chrootDir in daemon-config.json'),
+    });
+  });
+
+  it('fails an overlay under chrootDir, telling to mount the host root there', () => {
+    expect(check('overlay', '/hostroot')?.message).toContain("mount the host's root filesystem at /hostroot");
+    expect(check('overlay', '/hostroot')?.status).toBe('fail');
+  });
+
+  it('fails tmpfs and passes a disk', () => {
+    expect(check('tmpfs', '/hostroot')?.status).toBe('fail');
+    expect(check('xfs', '/hostroot')?.status).toBe('pass');
   });
 });

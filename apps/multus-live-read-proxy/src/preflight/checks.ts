@@ -1,3 +1,4 @@
+import { type ManagedFacts, evaluateManaged } from './managed-checks.ts';
 import { VOLATILE_FS_TYPES } from './mountinfo.ts';
 
 /**
@@ -38,8 +39,13 @@ export interface BinaryFacts {
 }
 
 export interface StorageFacts {
-  readonly id: 'delegate-cache-storage' | 'result-cache-storage';
+  readonly id: 'delegate-cache-storage' | 'result-cache-storage' | 'sriov-state-storage' | 'host-local-state-storage';
   readonly what: string;
+  /**
+   * Set for state the delegates keep themselves (§11: sriov-cni's saved VF state, host-local's leases):
+   * the root they run in, chrootDir or '' for the daemon's own. The path is where the daemon sees it.
+   */
+  readonly delegateRoot?: string;
   readonly path: string;
   readonly fsType: string | undefined;
   readonly mountPoint: string | undefined;
@@ -59,6 +65,7 @@ export interface PreflightFacts {
   readonly access: { readonly required: readonly AccessFacts[]; readonly unneeded: readonly AccessFacts[] } | { readonly error: string };
   readonly dynamicNetworksControllers: readonly string[] | { readonly error: string };
   readonly build: { readonly version: string; readonly commit: string | undefined };
+  readonly managed: ManagedFacts;
 }
 
 function configCheck(config: ConfigFacts): PreflightCheck {
@@ -139,6 +146,17 @@ function storageCheck(storage: StorageFacts): PreflightCheck {
     };
   }
   if (!storage.writable) return { id, status: 'fail', message: `${where} but is not writable: the daemon cannot save what DEL needs; mount it read-write` };
+  if (storage.fsType === 'overlay' && storage.delegateRoot !== undefined) {
+    const remedy =
+      storage.delegateRoot === ''
+        ? 'set chrootDir in daemon-config.json to where the host root is mounted (the chart mounts it at /hostroot) so delegates keep their state on the host'
+        : `mount the host's root filesystem at ${storage.delegateRoot}`;
+    return {
+      id,
+      status: 'fail',
+      message: `${where}, the container's own layer, lost when the daemon's container is replaced: DEL then finds no saved state and VFs or addresses leak; ${remedy}`,
+    };
+  }
   if (storage.fsType === 'overlay') {
     return {
       id,
@@ -197,6 +215,7 @@ export function evaluatePreflight(facts: PreflightFacts): PreflightCheck[] {
     accessCheck(facts.access),
     dynamicControllerCheck(facts.dynamicNetworksControllers),
     buildCheck(facts.build),
+    ...evaluateManaged(facts.managed),
   ];
 }
 

@@ -1,6 +1,6 @@
 import type { KubeClient, KubeObject, ResourceType } from '@sriov-dra/k8s';
 
-const DAEMON_SET: ResourceType = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true };
+export const DAEMON_SET: ResourceType = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true };
 
 /** The upstream manifest's DaemonSet name and the labels it carries. */
 const UPSTREAM_NAME = 'dynamic-networks-controller-ds';
@@ -15,8 +15,12 @@ export function isDynamicNetworksController(daemonSet: KubeObject): boolean {
   return daemonSet.metadata.name === UPSTREAM_NAME || UPSTREAM_LABELS.some(([key, value]) => labels[key] === value);
 }
 
-/** namespace/name of every such DaemonSet in the cluster. */
-export async function findDynamicNetworksControllers(client: KubeClient): Promise<string[]> {
-  const list = await client.list(DAEMON_SET);
-  return list.items.filter(isDynamicNetworksController).map((daemonSet) => `${daemonSet.metadata.namespace ?? ''}/${daemonSet.metadata.name}`);
+/** Every DaemonSet in the cluster: preflight looks among them for other network daemons. */
+export async function listDaemonSets(client: KubeClient): Promise<KubeObject[]> {
+  return (await client.list(DAEMON_SET)).items;
+}
+
+/** namespace/name of each DaemonSet `select` picks. */
+export function daemonSetNames(daemonSets: readonly KubeObject[], select: (daemonSet: KubeObject) => boolean): string[] {
+  return daemonSets.filter(select).map((daemonSet) => `${daemonSet.metadata.namespace ?? ''}/${daemonSet.metadata.name}`);
 }

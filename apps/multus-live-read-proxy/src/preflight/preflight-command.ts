@@ -32,7 +32,8 @@ export async function preflightCommand(
     return EXIT_USAGE;
   }
   try {
-    const checks = await runPreflight({ configPath: flags.value.config, client, env });
+    const { config, nodeName, driverNamespace } = flags.value;
+    const checks = await runPreflight({ configPath: config, client, env, nodeName, driverNamespace });
     out.write(formatReport({ config: flags.value.config, nodeName: flags.value.nodeName, checks }, flags.value.output));
     return preflightExitCode(checks);
   } finally {

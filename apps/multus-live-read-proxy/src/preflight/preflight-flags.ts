@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type Result, fail, isDns1123Subdomain, ok } from '@sriov-dra/contract';
+import { type Result, fail, isDns1123Label, isDns1123Subdomain, ok } from '@sriov-dra/contract';
 import { DEFAULT_DAEMON_CONFIG_PATH } from '../daemon-config.ts';
 import type { ReportFormat } from './report.ts';
 
@@ -11,6 +11,8 @@ export interface PreflightFlags {
   /** Absent: in-cluster configuration (run it in the daemon's own Pod, with the daemon's ServiceAccount). */
   readonly kubeconfig?: string;
   readonly nodeName?: string;
+  /** Where the driver reads its SriovResourcePolicy and DeviceAttributes objects; absent: every namespace. */
+  readonly driverNamespace?: string;
   readonly output: ReportFormat;
 }
 
@@ -25,17 +27,26 @@ Checks this node and cluster before managed SR-IOV claims are enabled: exit 0 wh
   --kubeconfig (env KUBECONFIG)
       kubeconfig of the identity to check; unset means in-cluster configuration
   --node-name (env NODE_NAME)
-      the Node this report is about
+      the Node this report is about; its labels select the SriovResourcePolicies whose templates are checked
+  --driver-namespace (env DRIVER_NAMESPACE)
+      the SR-IOV DRA driver's namespace, where it reads SriovResourcePolicy and DeviceAttributes objects;
+      unset means every namespace
   --output text|json [default text]
 `;
 }
 
 export function parsePreflightFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Result<PreflightFlags> {
-  let values: Partial<Record<'config' | 'kubeconfig' | 'node-name' | 'output', string>>;
+  let values: Partial<Record<'config' | 'kubeconfig' | 'node-name' | 'driver-namespace' | 'output', string>>;
   try {
     values = parseArgs({
       args: [...argv],
-      options: { config: { type: 'string' }, kubeconfig: { type: 'string' }, 'node-name': { type: 'string' }, output: { type: 'string' } },
+      options: {
+        config: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        'node-name': { type: 'string' },
+        'driver-namespace': { type: 'string' },
+        output: { type: 'string' },
+      },
       strict: true,
       allowPositionals: false,
     }).values;
@@ -52,11 +63,18 @@ export function parsePreflightFlags(argv: readonly string[], env: Readonly<Recor
   if (nodeName !== undefined && nodeName !== '' && !isDns1123Subdomain(nodeName)) {
     return fail('InvalidComponentSetting', `--node-name: ${JSON.stringify(nodeName)} is not a Node name`, { object: { kind: 'Flag', name: '--node-name' } });
   }
+  const driverNamespace = values['driver-namespace'] ?? env['DRIVER_NAMESPACE'];
+  if (driverNamespace !== undefined && driverNamespace !== '' && !isDns1123Label(driverNamespace)) {
+    return fail('InvalidComponentSetting', `--driver-namespace: ${JSON.stringify(driverNamespace)} is not a namespace name`, {
+      object: { kind: 'Flag', name: '--driver-namespace' },
+    });
+  }
   const kubeconfig = values.kubeconfig ?? env['KUBECONFIG'];
   return ok({
     config: values.config ?? env['MULTUS_DAEMON_CONFIG'] ?? DEFAULT_DAEMON_CONFIG_PATH,
     ...(kubeconfig === undefined || kubeconfig === '' ? {} : { kubeconfig }),
     ...(nodeName === undefined || nodeName === '' ? {} : { nodeName }),
+    ...(driverNamespace === undefined || driverNamespace === '' ? {} : { driverNamespace }),
     output,
   });
 }

@@ -1,17 +1,22 @@
-import { constants } from 'node:fs';
-import { access, readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { goFoldEqual } from '@sriov-dra/cni-render';
 import { type KubeClient, errorMessage } from '@sriov-dra/k8s';
 import { type DaemonConfig, type EffectiveNetConf, effectiveNetConf, parseDaemonConfig } from '../daemon-config.ts';
 import { ENTRY_CONFIG_FILE, autoconfigDir, configuredPrimaryName, findPrimaryConfName, renderEntryConfig } from '../entry-config/entry-config.ts';
 import { userEntryConfigPath } from '../entry-config/user-entry-config.ts';
+import { SOCKET_NAME } from '../server/wire.ts';
 import { reviewAccess } from './access-review.ts';
-import { buildIdentity } from './build-identity.ts';
+import { type BuildIdentity, buildIdentity } from './build-identity.ts';
 import { type BinaryFacts, type ConfigFacts, type PreflightCheck, type PreflightFacts, evaluatePreflight } from './checks.ts';
 import { clusterNetworkConfig, pluginTypes } from './cluster-network-plugins.ts';
-import { findDynamicNetworksControllers } from './dynamic-networks-controller.ts';
+import { queryDaemon } from './daemon-query.ts';
+import { isExecutableFile, probeDelegateState, probeManagedPlugins, probeWhereabouts } from './delegate-needs.ts';
+import { daemonSetNames, isDynamicNetworksController, listDaemonSets } from './dynamic-networks-controller.ts';
+import { entryConfigOwner, isUpstreamMultus } from './existing-multus.ts';
+import type { RunningDaemonFacts } from './managed-checks.ts';
 import { parseMountInfo } from './mountinfo.ts';
+import { findSourceTemplates } from './source-templates.ts';
 import { probeStorage } from './storage-probe.ts';
 
 /** Upstream's delegate cache when cniDir is not configured. */
@@ -25,6 +30,10 @@ export interface PreflightOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** libcni's result cache; the daemon's default unless a test points it elsewhere. */
   readonly resultCacheDir?: string;
+  /** The Node the report is about: its labels select the SriovResourcePolicies whose templates count. */
+  readonly nodeName?: string | undefined;
+  /** The driver's namespace; absent: policies and DeviceAttributes in every namespace count. */
+  readonly driverNamespace?: string | undefined;
 }
 
 /** The multus-shim configuration the runtime hands over: the generated file in auto mode, else the installed copy. */
@@ -45,7 +54,13 @@ async function expectedEntryConfig(config: DaemonConfig): Promise<string | undef
   }
 }
 
-async function readConfig(path: string): Promise<{ facts: ConfigFacts; daemon?: DaemonConfig; effective?: EffectiveNetConf }> {
+interface ReadConfig {
+  readonly facts: ConfigFacts;
+  readonly daemon?: DaemonConfig;
+  readonly effective?: EffectiveNetConf;
+}
+
+async function readConfig(path: string): Promise<ReadConfig> {
   let daemon: DaemonConfig;
   try {
     daemon = parseDaemonConfig(await readFile(path), path);
@@ -89,15 +104,6 @@ async function readConfig(path: string): Promise<{ facts: ConfigFacts; daemon?: 
   }
 }
 
-async function isExecutableFile(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 async function probeBinaries(effective: EffectiveNetConf, client: KubeClient): Promise<BinaryFacts> {
   const binDir = effective.binDir;
   const shimPresent = await isExecutableFile(join(binDir, 'multus-shim'));
@@ -119,31 +125,66 @@ async function settle<T>(probe: Promise<T>): Promise<T | { error: string }> {
   }
 }
 
+/** The running daemon's own answer, beside this build and what daemon-config.json says now. */
+async function askDaemon(daemon: DaemonConfig | undefined, preflight: BuildIdentity): Promise<RunningDaemonFacts> {
+  const socketPath = join(daemon?.socketDir ?? '/run/multus/', SOCKET_NAME);
+  const answer = await queryDaemon(socketPath);
+  if (!answer.ok) return { socketPath, reachable: false, error: answer.error };
+  const file =
+    daemon === undefined
+      ? undefined
+      : { path: daemon.path, liveNetworkConfigOnAdd: daemon.liveNetworkConfigOnAdd, chrootDir: daemon.chrootDir, cniDir: daemon.cniDir };
+  return { socketPath, reachable: true, about: answer.about, preflight, file };
+}
+
 /**
  * Checks this node and cluster against what the daemon needs (§4.3): the configuration the daemon really
  * runs with, the binaries it executes, persistent caches, its RBAC, no hot-plugging controller, and which
- * build this is. Read-only: it writes no file and changes no API object.
+ * build this is; then what managed shadows need (the plugins and host state of their delegates, the
+ * node's source templates, no second Multus) and what the running daemon says it runs. Read-only: it
+ * writes no file and changes no API object.
  */
 export async function runPreflight(options: PreflightOptions): Promise<PreflightCheck[]> {
   const { client } = options;
   const config = await readConfig(options.configPath);
   const mounts = parseMountInfo(await readFile('/proc/self/mountinfo', 'utf8'));
   const cniDir = config.effective?.cniDir ?? (config.daemon?.cniDir !== undefined && config.daemon.cniDir !== '' ? config.daemon.cniDir : DEFAULT_CNI_DIR);
-  const [binaries, delegateCache, resultCache, accessFacts, controllers, build] = await Promise.all([
+  const chrootDir = config.daemon?.chrootDir ?? '';
+  const [binaries, delegateCache, resultCache, accessFacts, daemonSets, build, templates] = await Promise.all([
     config.effective === undefined ? undefined : probeBinaries(config.effective, client),
     probeStorage('delegate-cache-storage', 'the delegate cache (cniDir)', cniDir, mounts),
     probeStorage('result-cache-storage', 'the libcni result cache', options.resultCacheDir ?? cniDir, mounts),
     settle(reviewAccess(client)),
-    settle(findDynamicNetworksControllers(client)),
+    settle(listDaemonSets(client)),
     buildIdentity(options.env),
+    findSourceTemplates(client, { nodeName: options.nodeName, driverNamespace: options.driverNamespace }),
   ]);
+  const [plugins, delegateState, whereabouts, entryConfig, runningDaemon] = await Promise.all([
+    config.effective === undefined ? undefined : probeManagedPlugins(config.effective.binDir, chrootDir, templates.templates),
+    probeDelegateState(chrootDir, templates.templates, mounts),
+    probeWhereabouts(chrootDir, templates.templates),
+    config.daemon === undefined ? undefined : entryConfigOwner(config.daemon, (await expectedEntryConfig(config.daemon)) ?? undefined),
+    askDaemon(config.daemon, build),
+  ]);
+  const names = (select: Parameters<typeof daemonSetNames>[1]): string[] | { error: string } =>
+    'error' in daemonSets ? daemonSets : daemonSetNames(daemonSets, select);
   const facts: PreflightFacts = {
     config: config.facts,
     ...(binaries === undefined ? {} : { binaries }),
-    storage: [delegateCache, resultCache],
+    storage: [delegateCache, resultCache, ...delegateState],
     access: accessFacts,
-    dynamicNetworksControllers: controllers,
+    dynamicNetworksControllers: names(isDynamicNetworksController),
     build,
+    managed: {
+      templates,
+      ...(plugins === undefined ? {} : { plugins }),
+      ...(whereabouts === undefined ? {} : { whereabouts }),
+      existingMultus: {
+        daemonSets: names(isUpstreamMultus),
+        entryConfig: entryConfig ?? { path: '', state: 'unknown', detail: 'daemon-config.json does not parse' },
+      },
+      runningDaemon,
+    },
   };
   return evaluatePreflight(facts);
 }

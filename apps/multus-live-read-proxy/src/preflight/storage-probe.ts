@@ -17,7 +17,7 @@ async function nearestExisting(path: string): Promise<string> {
 }
 
 /** Where a cache directory lives (filesystem type, mount point) and whether this process may write there. */
-export async function probeStorage(id: StorageFacts['id'], what: string, path: string, mounts: readonly Mount[]): Promise<StorageFacts> {
+export async function probeStorage(id: StorageFacts['id'], what: string, path: string, mounts: readonly Mount[], delegateRoot?: string): Promise<StorageFacts> {
   const existing = await nearestExisting(path);
   const mount = mountOf(mounts, existing);
   let writable = true;
@@ -26,5 +26,6 @@ export async function probeStorage(id: StorageFacts['id'], what: string, path: s
   } catch {
     writable = false;
   }
-  return { id, what, path, fsType: mount?.fsType, mountPoint: mount?.mountPoint, writable: writable && !(mount?.options.includes('ro') ?? false) };
+  const facts = { id, what, path, fsType: mount?.fsType, mountPoint: mount?.mountPoint, writable: writable && !(mount?.options.includes('ro') ?? false) };
+  return delegateRoot === undefined ? facts : { ...facts, delegateRoot };
 }

@@ -1,9 +1,10 @@
 // Preflight against a real API server and real filesystems: identities with and without the daemon's
 // RBAC (SelfSubjectAccessReview as each of them), a delegate cache on tmpfs (/dev/shm) and on disk, a
-// plugin binary missing from binDir, and a multus-dynamic-networks-controller DaemonSet in the cluster.
+// plugin binary missing from binDir, a multus-dynamic-networks-controller DaemonSet in the cluster, and the
+// real daemon answering on its socket.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createRoleBinding, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import type { PreflightCheck } from '../../src/preflight/checks.ts';
 import { runPreflight } from '../../src/preflight/preflight.ts';
+import { TEST_COMMIT, TEST_ENV, installPlugins, startNodeDaemon, writeNodeConfig } from './preflight-node.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const DAEMON_SET = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true };
@@ -24,34 +26,12 @@ let resultCacheDir: string;
 let granted: KubeClient;
 let stranger: KubeClient;
 
-/** A daemon-config.json in its own node directory, with the generated shim file beside it. */
+/** A daemon-config.json in its own node directory, with a primary network beside it. */
 async function nodeConfig(name: string, cniDir: string, live = true): Promise<string> {
-  const dir = join(root, name);
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    join(dir, '00-multus.conf'),
-    JSON.stringify({ cniVersion: '1.0.0', name: 'multus-cni-network', type: 'multus-shim', clusterNetwork: 'primary', liveNetworkConfigOnAdd: true }),
-  );
-  const config = join(dir, 'daemon-config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      cniConfigDir: dir,
-      multusConfigFile: 'auto',
-      binDir,
-      cniDir,
-      multusNamespace: 'kube-system',
-      liveNetworkConfigOnAdd: live,
-    }),
-  );
-  return config;
+  return (await writeNodeConfig(root, name, { binDir, cniDir, live })).config;
 }
 
-async function installPlugin(type: string): Promise<void> {
-  await writeFile(join(binDir, type), '#!/bin/sh\nexit 0\n');
-  await chmod(join(binDir, type), 0o755);
-}
+const installPlugin = (type: string): Promise<void> => installPlugins(binDir, [type]);
 
 const byId = (checks: readonly PreflightCheck[]): Record<string, string> => Object.fromEntries(checks.map((check) => [check.id, check.status]));
 const message = (checks: readonly PreflightCheck[], id: string): string => checks.find((check) => check.id === id)?.message ?? '';
@@ -65,7 +45,7 @@ beforeAll(async () => {
   diskCniDir = join(root, 'var-lib-cni-multus');
   resultCacheDir = join(root, 'var-lib-cni');
   await mkdir(binDir, { recursive: true });
-  for (const type of ['multus-shim', 'bridge', 'host-local']) await installPlugin(type);
+  await installPlugins(binDir, ['multus-shim', 'bridge', 'host-local', 'sriov', 'tuning']);
   await cp.adminClient.create(
     resourceTypes.networkAttachmentDefinition,
     {
@@ -76,7 +56,8 @@ beforeAll(async () => {
     },
     { namespace: 'kube-system' },
   );
-  // The daemon's role (what it does with the API) plus what preflight itself reads.
+  // The daemon's role (what it does with the API) plus what preflight itself reads: DaemonSets, the
+  // node's source templates and the Node whose labels select them.
   await cp.adminClient.create(resourceTypes.clusterRole, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
@@ -86,6 +67,9 @@ beforeAll(async () => {
       { apiGroups: [''], resources: ['pods/status'], verbs: ['patch'] },
       { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['list'] },
+      { apiGroups: ['sriovnetwork.k8snetworkplumbingwg.io'], resources: ['sriovresourcepolicies', 'deviceattributes'], verbs: ['list'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['deviceclasses'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
     ],
   });
   await createRoleBinding(cp.adminClient, {
@@ -93,6 +77,7 @@ beforeAll(async () => {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'multus-live-read-proxy' },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'multus-node' }],
   });
+  await cp.adminClient.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'worker-a' } });
   granted = cp.clientFor('multus-node');
   stranger = cp.clientFor('someone-else');
 }, 120_000);
@@ -104,8 +89,15 @@ afterAll(async () => {
 });
 
 describe('preflight', () => {
-  it('passes a node whose daemon has its RBAC, live reads, its binaries and caches on disk', async () => {
-    const checks = await runPreflight({ configPath: await nodeConfig('healthy', diskCniDir), client: granted, env: {}, resultCacheDir });
+  it('passes a node whose running daemon has its RBAC, live reads, its binaries and caches on disk', async () => {
+    const node = await writeNodeConfig(root, 'healthy', { binDir, cniDir: diskCniDir });
+    const daemon = await startNodeDaemon(node, cp.kubeconfig);
+    let checks: PreflightCheck[];
+    try {
+      checks = await runPreflight({ configPath: node.config, client: granted, env: TEST_ENV, resultCacheDir, nodeName: 'worker-a' });
+    } finally {
+      await daemon.stop();
+    }
     expect(byId(checks)).toEqual({
       'daemon-config': 'pass',
       'live-network-config-on-add': 'pass',
@@ -113,10 +105,19 @@ describe('preflight', () => {
       'delegate-plugins': 'pass',
       'delegate-cache-storage': 'pass',
       'result-cache-storage': 'pass',
+      'sriov-state-storage': 'pass',
+      'host-local-state-storage': 'pass',
       rbac: 'pass',
       'dynamic-networks-controller': 'pass',
       'build-identity': 'pass',
+      'source-templates': 'pass',
+      'managed-plugins': 'pass',
+      'existing-multus-daemonset': 'pass',
+      'entry-config-owner': 'pass',
+      'running-daemon': 'pass',
     });
+    expect(message(checks, 'entry-config-owner')).toContain('is the file this daemon writes');
+    expect(message(checks, 'running-daemon')).toContain(`commit ${TEST_COMMIT}`);
     expect(message(checks, 'delegate-plugins')).toContain('bridge, host-local');
     expect(message(checks, 'rbac')).toContain('no resourceclaims or resourceslices access is needed');
   });
@@ -150,6 +151,7 @@ describe('preflight', () => {
         cniVersion: '1.0.0',
         cniConfigDir,
         multusConfigFile: source,
+        socketDir: join(dir, 'run-multus'),
         binDir,
         cniDir: diskCniDir,
         multusNamespace: 'kube-system',
@@ -203,7 +205,8 @@ describe('preflight', () => {
       const checks = await runPreflight({ configPath: await nodeConfig('hotplug', diskCniDir), client: granted, env: {}, resultCacheDir });
       expect(byId(checks)['dynamic-networks-controller']).toBe('warn');
       expect(message(checks, 'dynamic-networks-controller')).toContain('kube-system/dynamic-networks-controller-ds');
-      expect(checks.filter((check) => check.status === 'fail')).toEqual([]);
+      // No daemon runs for this configuration; nothing else fails.
+      expect(checks.filter((check) => check.status === 'fail').map((check) => check.id)).toEqual(['running-daemon']);
     } finally {
       await cp.adminClient.delete(DAEMON_SET, { namespace: 'kube-system', name: 'dynamic-networks-controller-ds' });
     }
@@ -215,7 +218,7 @@ describe('preflight', () => {
         process.execPath,
         ['--conditions=@sriov-dra/source', MAIN, 'preflight', '--config', config, '--kubeconfig', cp.kubeconfig, '--output', 'json'],
         {
-          env: { PATH: process.env['PATH'] ?? '', SRIOV_DRA_GIT_COMMIT: '' },
+          env: { PATH: process.env['PATH'] ?? '', ...TEST_ENV },
           stdio: ['ignore', 'pipe', 'inherit'],
         },
       );
@@ -224,18 +227,21 @@ describe('preflight', () => {
       const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
       return { code, report: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ok: boolean; checks: PreflightCheck[] } };
     };
-    const good = await run(await nodeConfig('cli-good', diskCniDir));
+    const goodNode = await writeNodeConfig(root, 'cli-good', { binDir, cniDir: diskCniDir });
+    const daemon = await startNodeDaemon(goodNode, cp.kubeconfig);
+    const good = await run(goodNode.config).finally(() => daemon.stop());
     expect({ code: good.code, ok: good.report.ok, failed: good.report.checks.filter((check) => check.status === 'fail') }).toEqual({
       code: 0,
       ok: true,
       failed: [],
     });
-    // The daemon keeps libcni's results in cniDir too (as upstream), so a cniDir on tmpfs fails both checks.
+    // The daemon keeps libcni's results in cniDir too (as upstream), so a cniDir on tmpfs fails both checks;
+    // and no daemon runs for this configuration.
     const bad = await run(await nodeConfig('cli-bad', join(shm, 'multus')));
     expect({ code: bad.code, ok: bad.report.ok, failed: bad.report.checks.filter((check) => check.status === 'fail').map((check) => check.id) }).toEqual({
       code: 1,
       ok: false,
-      failed: ['delegate-cache-storage', 'result-cache-storage'],
+      failed: ['delegate-cache-storage', 'result-cache-storage', 'running-daemon'],
     });
   });
 });

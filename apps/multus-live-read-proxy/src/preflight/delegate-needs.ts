@@ -1,0 +1,102 @@
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { METAPLUGIN_ALLOWLIST, SRIOV_PLUGIN_TYPE } from '@sriov-dra/cni-render';
+import type { StorageFacts } from './checks.ts';
+import type { ManagedPluginFacts, SourceTemplate, WhereaboutsFacts } from './managed-checks.ts';
+import type { Mount } from './mountinfo.ts';
+import { probeStorage } from './storage-probe.ts';
+
+/**
+ * What the delegates of managed shadows need on the node, looked for where the daemon sees it: a plugin
+ * is found in binDir and, with chrootDir, run at that same path inside chrootDir, where it also keeps its
+ * state and reads its host files (§11).
+ */
+
+/** sriov-cni's saved VF state and DEL cache. */
+const SRIOV_STATE_DIR = '/var/lib/cni/sriov';
+/** host-local's leases when its dataDir is not set. */
+const HOST_LOCAL_DATA_DIR = '/var/lib/cni/networks';
+/** Where whereabouts looks for its flat configuration file after configuration_path (v0.9.2). */
+const WHEREABOUTS_FLAT_FILES = [
+  '/etc/kubernetes/cni/net.d/whereabouts.d/whereabouts.conf',
+  '/etc/cni/net.d/whereabouts.d/whereabouts.conf',
+  '/host/etc/cni/net.d/whereabouts.d/whereabouts.conf',
+];
+
+export async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** sriov, every metaplugin the shadow renderer allows after it, and each IPAM type a template names. */
+export async function probeManagedPlugins(binDir: string, chrootDir: string, templates: readonly SourceTemplate[]): Promise<ManagedPluginFacts> {
+  const needs = new Map<string, string[]>([
+    [SRIOV_PLUGIN_TYPE, ['every managed shadow']],
+    ...METAPLUGIN_ALLOWLIST.map((type): [string, string[]] => [type, ['allowed after sriov in a template']]),
+  ]);
+  for (const template of templates) {
+    for (const type of template.ipamTypes) needs.set(type, [...(needs.get(type) ?? []), `IPAM of ${template.nad}`]);
+  }
+  const plugins = await Promise.all(
+    [...needs].map(async ([type, by]) => {
+      const found = await isExecutableFile(join(binDir, type));
+      const runnable = chrootDir === '' ? found : await isExecutableFile(join(chrootDir, binDir, type));
+      return { type, neededBy: by.join(', '), found, runnable };
+    }),
+  );
+  return { binDir, chrootDir, plugins };
+}
+
+/** sriov-cni's and host-local's state directories, as the daemon sees the root its delegates run in. */
+export function probeDelegateState(chrootDir: string, templates: readonly SourceTemplate[], mounts: readonly Mount[]): Promise<StorageFacts[]> {
+  const inRoot = (path: string): string => (chrootDir === '' ? path : join(chrootDir, path));
+  const hostLocal = new Set([HOST_LOCAL_DATA_DIR, ...templates.flatMap((template) => template.hostLocalDataDirs)]);
+  return Promise.all([
+    probeStorage('sriov-state-storage', 'sriov-cni’s VF state', inRoot(SRIOV_STATE_DIR), mounts, chrootDir),
+    ...[...hostLocal].map((dir) => probeStorage('host-local-state-storage', 'host-local’s leases', inRoot(dir), mounts, chrootDir)),
+  ]);
+}
+
+async function readable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The kubeconfig whereabouts' flat file names, if it finds one (first existing file wins, as in whereabouts). */
+async function flatFileKubeconfig(root: string, configurationPath: string): Promise<{ path: string; from: string } | undefined> {
+  for (const file of [...(configurationPath === '' ? [] : [configurationPath]), ...WHEREABOUTS_FLAT_FILES]) {
+    const text = await readFile(join(root, file), 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    try {
+      const kubeconfig = (JSON.parse(text) as { kubernetes?: { kubeconfig?: unknown } }).kubernetes?.kubeconfig;
+      return typeof kubeconfig === 'string' && kubeconfig !== '' ? { path: kubeconfig, from: file } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** For templates using whereabouts: the kubeconfig each one reaches the API with, and whether delegates can read it. */
+export async function probeWhereabouts(chrootDir: string, templates: readonly SourceTemplate[]): Promise<WhereaboutsFacts | undefined> {
+  const configs = templates.flatMap((template) => template.whereaboutsConfigs.map((config) => ({ ...config, nad: template.nad })));
+  if (configs.length === 0) return undefined;
+  const root = chrootDir === '' ? '/' : chrootDir;
+  const kubeconfigs = new Map<string, { path: string; from: string; readable: boolean }>();
+  for (const config of configs) {
+    const named =
+      config.kubeconfig !== '' ? { path: config.kubeconfig, from: `named by ${config.nad}` } : await flatFileKubeconfig(root, config.configurationPath);
+    if (named === undefined || kubeconfigs.has(named.path)) continue;
+    kubeconfigs.set(named.path, { ...named, readable: await readable(join(root, named.path)) });
+  }
+  return { root, kubeconfigs: [...kubeconfigs.values()] };
+}

@@ -1,0 +1,254 @@
+import { join } from 'node:path';
+import type { DaemonAbout } from '../server/daemon-about.ts';
+import type { BuildIdentity } from './build-identity.ts';
+import type { PreflightCheck } from './checks.ts';
+
+/**
+ * What managed shadows need on a node beyond a working Multus (§4.3, §11), decided from gathered facts:
+ * the plugins the shadow renderer allows and the IPAM plugins the node's source templates name, where the
+ * delegates really run; the host files Whereabouts needs there; no second Multus fighting over the entry
+ * configuration; and the running daemon's own account of its build and settings. Pure.
+ */
+
+export interface SourceTemplate {
+  /** namespace/name of the NAD. */
+  readonly nad: string;
+  readonly referencedBy: string;
+  readonly ipamTypes: readonly string[];
+  /** host-local dataDir values other than its default. */
+  readonly hostLocalDataDirs: readonly string[];
+  /** Each whereabouts IPAM's kubernetes.kubeconfig and configuration_path ('' when not set). */
+  readonly whereaboutsConfigs: readonly { readonly kubeconfig: string; readonly configurationPath: string }[];
+}
+
+export interface SourceTemplateFacts {
+  /** Where the references were looked for. */
+  readonly scope: string;
+  readonly templates: readonly SourceTemplate[];
+  readonly unresolved: readonly { readonly reference: string; readonly referencedBy: string; readonly reason: string }[];
+  /** Reads the API server refused to preflight's identity. */
+  readonly forbidden: readonly string[];
+  readonly errors: readonly string[];
+}
+
+export interface ManagedPluginFacts {
+  readonly binDir: string;
+  /** '' when delegates run in the daemon's own root. */
+  readonly chrootDir: string;
+  readonly plugins: readonly {
+    readonly type: string;
+    readonly neededBy: string;
+    /** An executable in binDir as the daemon sees it: the daemon finds the plugin there. */
+    readonly found: boolean;
+    /** An executable at that path inside chrootDir, where it is run; equal to found without chrootDir. */
+    readonly runnable: boolean;
+  }[];
+}
+
+export interface WhereaboutsFacts {
+  /** The root delegates run in: chrootDir, or '/' . */
+  readonly root: string;
+  readonly kubeconfigs: readonly { readonly path: string; readonly from: string; readonly readable: boolean }[];
+}
+
+export type EntryConfigFacts =
+  { readonly path: string; readonly state: 'absent' | 'ours' } | { readonly path: string; readonly state: 'foreign' | 'unknown'; readonly detail: string };
+
+export interface ExistingMultusFacts {
+  /** namespace/name of each upstream Multus DaemonSet. */
+  readonly daemonSets: readonly string[] | { readonly error: string };
+  readonly entryConfig: EntryConfigFacts;
+}
+
+export type RunningDaemonFacts =
+  | { readonly socketPath: string; readonly reachable: false; readonly error: string }
+  | {
+      readonly socketPath: string;
+      readonly reachable: true;
+      readonly about: DaemonAbout;
+      /** This preflight's own build. */
+      readonly preflight: BuildIdentity;
+      /** What daemon-config.json says now, when it parses. */
+      readonly file: DaemonAbout['config'] | undefined;
+    };
+
+export interface ManagedFacts {
+  readonly templates: SourceTemplateFacts;
+  /** Absent when the configuration does not parse. */
+  readonly plugins?: ManagedPluginFacts;
+  readonly whereabouts?: WhereaboutsFacts;
+  readonly existingMultus: ExistingMultusFacts;
+  readonly runningDaemon: RunningDaemonFacts;
+}
+
+function templatesCheck(facts: SourceTemplateFacts): PreflightCheck {
+  const id = 'source-templates';
+  const found = facts.templates.map((template) => `${template.nad} (IPAM ${template.ipamTypes.join(', ') || 'none'})`).join(', ');
+  if (facts.forbidden.length > 0) {
+    return {
+      id,
+      status: 'fail',
+      message: `forbidden to preflight's identity: ${facts.forbidden.join(', ')}; the IPAM plugins this node's source templates need cannot be known. Grant that identity get and list on them (the daemon's ClusterRole), or run preflight with --kubeconfig of an identity that has them`,
+    };
+  }
+  if (facts.errors.length > 0)
+    return {
+      id,
+      status: 'fail',
+      message: `cannot read this node's source templates: ${facts.errors.join('; ')}`,
+    };
+  if (facts.unresolved.length > 0) {
+    const list = facts.unresolved.map((entry) => `${entry.reference} (${entry.reason}; referenced by ${entry.referencedBy})`).join(', ');
+    return {
+      id,
+      status: 'warn',
+      message: `unresolved: ${list}; a managed claim using it fails MissingNetworkTemplate before any hardware change: create the NAD with an inline sriov spec.config, or fix the reference${found === '' ? '' : `. Resolved: ${found}`}`,
+    };
+  }
+  if (facts.templates.length === 0) {
+    return { id, status: 'pass', message: `no source template is referenced by ${facts.scope}; only sriov and the allowed metaplugins are required` };
+  }
+  return { id, status: 'pass', message: `${found}, referenced by ${facts.scope}` };
+}
+
+function pluginsCheck(facts: ManagedPluginFacts): PreflightCheck {
+  const id = 'managed-plugins';
+  const inRoot = (type: string): string => join(facts.chrootDir, facts.binDir, type);
+  const absent = facts.plugins.filter((plugin) => !plugin.found);
+  const notRunnable = facts.plugins.filter((plugin) => plugin.found && !plugin.runnable);
+  const problems = [
+    ...absent.map((plugin) => `${facts.binDir}/${plugin.type} (${plugin.neededBy})`),
+    ...notRunnable.map((plugin) => `${inRoot(plugin.type)}, where the daemon runs it chrooted into ${facts.chrootDir} (${plugin.neededBy})`),
+  ];
+  if (problems.length > 0) {
+    return {
+      id,
+      status: 'fail',
+      message: `missing or not executable: ${problems.join(', ')}; a managed ADD would fail with PluginNotFound or ChrootLaunchFailed after the VF was prepared. Install these CNI plugins into the host's ${facts.binDir}${facts.chrootDir === '' ? '' : ` (the daemon sees the host's root at ${facts.chrootDir})`}`,
+    };
+  }
+  const where = facts.chrootDir === '' ? facts.binDir : `${facts.binDir}, run chrooted into ${facts.chrootDir}`;
+  return { id, status: 'pass', message: `managed shadows' plugins are in ${where}: ${facts.plugins.map((plugin) => plugin.type).join(', ')}` };
+}
+
+function whereaboutsCheck(facts: WhereaboutsFacts): PreflightCheck {
+  const id = 'whereabouts-kubeconfig';
+  const unreadable = facts.kubeconfigs.filter((entry) => !entry.readable);
+  if (facts.kubeconfigs.length === 0) {
+    return {
+      id,
+      status: 'fail',
+      message: `a source template uses whereabouts, which keeps its allocations in the API (IPPools) and needs a kubeconfig, but neither the template nor a whereabouts.conf in ${facts.root} names one: install Whereabouts on the node (its DaemonSet writes both)`,
+    };
+  }
+  if (unreadable.length > 0) {
+    return {
+      id,
+      status: 'fail',
+      message: `whereabouts keeps its allocations in the API (IPPools) and reaches it through ${unreadable.map((entry) => `${entry.path} (${entry.from})`).join(', ')}, which delegates running in ${facts.root} cannot read: install Whereabouts on the node${facts.root === '/' ? ', or set chrootDir to where the host root is mounted' : ''}`,
+    };
+  }
+  return {
+    id,
+    status: 'pass',
+    message: `whereabouts' kubeconfig is readable where delegates run (${facts.root}): ${facts.kubeconfigs.map((entry) => entry.path).join(', ')}`,
+  };
+}
+
+/** What an administrator does to move a node from another Multus to this daemon. */
+const MIGRATION =
+  'migrate one node at a time: cordon and drain it; keep the other Multus off it (delete its DaemonSet, or exclude the node by its nodeSelector) and delete the 00-multus.conf it wrote; let this daemon start there and write its own; run preflight again; only then enable multusAutoAttach and uncordon the node';
+
+const FIGHT =
+  'two daemons would fight over 00-multus.conf: each rewrites it from its own configuration and removes it when it stops, so which daemon an ADD reaches (with live reads and the managed-shadow guard, or without) changes under running Pods, and a DEL can reach the daemon that holds no delegate cache for it';
+
+function daemonSetCheck(found: ExistingMultusFacts['daemonSets']): PreflightCheck {
+  const id = 'existing-multus-daemonset';
+  if ('error' in found) return { id, status: 'warn', message: `cannot look for an upstream Multus DaemonSet: ${found.error}` };
+  if (found.length > 0) return { id, status: 'fail', message: `an upstream Multus DaemonSet runs (${found.join(', ')}): ${FIGHT}. ${MIGRATION}` };
+  return { id, status: 'pass', message: 'no upstream Multus DaemonSet (kube-multus-ds, or labelled app=multus or name=multus)' };
+}
+
+function entryConfigCheck(entry: EntryConfigFacts): PreflightCheck {
+  const id = 'entry-config-owner';
+  switch (entry.state) {
+    case 'absent':
+      return { id, status: 'pass', message: `no ${entry.path} yet: this daemon writes it when it starts` };
+    case 'ours':
+      return { id, status: 'pass', message: `${entry.path} is the file this daemon writes for its configuration` };
+    case 'foreign':
+      return { id, status: 'fail', message: `${entry.path} was not written by this daemon (${entry.detail}): ${FIGHT}. ${MIGRATION}` };
+    case 'unknown':
+      return {
+        id,
+        status: 'warn',
+        message: `${entry.path} exists but whether this daemon wrote it cannot be told (${entry.detail}); if another Multus wrote it, ${MIGRATION}`,
+      };
+  }
+}
+
+const describeBuild = (build: { version: string; commit: string | null | undefined }): string =>
+  `version ${build.version}, commit ${build.commit ?? 'unknown'}`;
+
+function runningDaemonCheck(facts: RunningDaemonFacts): PreflightCheck {
+  const id = 'running-daemon';
+  if (!facts.reachable) {
+    return {
+      id,
+      status: 'fail',
+      message: `no daemon answers on ${facts.socketPath} (${facts.error}): what it runs and with which settings cannot be verified. Start the daemon on this node (its DaemonSet Pod) and run preflight in that Pod, where the socket directory is mounted`,
+    };
+  }
+  const { about, preflight, file } = facts;
+  const running = `the daemon on ${facts.socketPath} runs ${describeBuild(about.build)} with ${about.config.path}`;
+  if (about.build.version !== preflight.version || about.build.commit !== (preflight.commit ?? null)) {
+    return {
+      id,
+      status: 'fail',
+      message: `${running}, but this preflight is ${describeBuild(preflight)}: its checks are not the ones the running build needs. Run preflight from the daemon's own image (kubectl exec into its Pod on this node), or roll the DaemonSet out to this build`,
+    };
+  }
+  const settings = (['liveNetworkConfigOnAdd', 'chrootDir', 'cniDir'] as const).filter(
+    (key) => file !== undefined && file.path === about.config.path && file[key] !== about.config[key],
+  );
+  if (file !== undefined && settings.length > 0) {
+    const differences = settings.map((key) => `${key} ${JSON.stringify(about.config[key])} (the file now says ${JSON.stringify(file[key])})`).join(', ');
+    return {
+      id,
+      status: 'fail',
+      message: `${running}, started with ${differences}: restart the daemon (delete its Pod on this node) so it runs with the file`,
+    };
+  }
+  if (!about.config.liveNetworkConfigOnAdd) {
+    return {
+      id,
+      status: 'fail',
+      message: `${running} and reads Pods and NADs from informer caches on ADD: set "liveNetworkConfigOnAdd": true in ${about.config.path} and restart it`,
+    };
+  }
+  const chroot = about.config.chrootDir === '' ? 'no chrootDir' : `chrootDir ${about.config.chrootDir}`;
+  if (about.build.commit === null) {
+    return {
+      id,
+      status: 'warn',
+      message: `${running}: liveNetworkConfigOnAdd true, ${chroot}; its commit is unknown, so the node's daemon cannot be traced to its source: build the image with SRIOV_DRA_GIT_COMMIT set`,
+    };
+  }
+  return {
+    id,
+    status: 'pass',
+    message: `${running}: liveNetworkConfigOnAdd true, ${chroot}, cniDir ${about.config.cniDir === '' ? '(default)' : about.config.cniDir}; the same build as this preflight`,
+  };
+}
+
+/** The managed-shadow checks, in report order. */
+export function evaluateManaged(facts: ManagedFacts): PreflightCheck[] {
+  return [
+    templatesCheck(facts.templates),
+    ...(facts.plugins === undefined ? [] : [pluginsCheck(facts.plugins)]),
+    ...(facts.whereabouts === undefined ? [] : [whereaboutsCheck(facts.whereabouts)]),
+    daemonSetCheck(facts.existingMultus.daemonSets),
+    entryConfigCheck(facts.existingMultus.entryConfig),
+    runningDaemonCheck(facts.runningDaemon),
+  ];
+}

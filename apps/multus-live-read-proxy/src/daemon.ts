@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type HealthServer, KubeClient, type KubeClientOptions, startHealthServer } from '@sriov-dra/k8s';
 import { removeAbandonedWrites } from './cache/abandoned-writes.ts';
 import { checkChrootDir } from './chroot-dir.ts';
-import { type DaemonConfig, delegateBinDirs, effectiveNetConf, parseDaemonConfig } from './daemon-config.ts';
+import { type DaemonConfig, delegateBinDirs, effectiveNetConf, ignoredDaemonConfigKeys, parseDaemonConfig } from './daemon-config.ts';
 import type { DaemonFlags } from './daemon-flags.ts';
 import { type EntryConfigWriter, startEntryConfigWriter } from './entry-config/entry-config-writer.ts';
 import { installUserEntryConfig } from './entry-config/user-entry-config.ts';
@@ -14,6 +14,11 @@ import { createSharedPodNetworkInformers, runSharedPodNetworkInformers } from '.
 import type { CniRequest } from './server/cni-request.ts';
 import type { DaemonAbout } from './server/daemon-about.ts';
 import { type DaemonServer, startDaemonServer } from './server/daemon-server.ts';
+import { delNetwork } from './cni/invoke.ts';
+import { timedDelegate } from './pipeline/cni-handler.ts';
+import { catchUpGonePods } from './teardown/gone-pod-catch-up.ts';
+import { type RetrySchedule, TEARDOWN_RETRY } from './teardown/retry-schedule.ts';
+import { TeardownWorker } from './teardown/teardown-worker.ts';
 
 /** Deadline of one delegate network's ADD or DEL; the runtime's own CNI deadline is minutes. */
 const DELEGATE_TIMEOUT_MS = 60_000;
@@ -39,8 +44,15 @@ export interface DaemonOptions {
    * both daemons keep them in `<cniDir>/results` and a node can move between them.
    */
   readonly resultCacheDir?: string;
+  /** When the daemon retries a teardown that did not finish; 1 s doubling to 5 min by default. */
+  readonly teardownRetry?: RetrySchedule;
   /** The build the daemon reports on GET /version; default this package's own. */
   readonly buildIdentity?: BuildIdentity;
+}
+
+/** The delegate cache directory the daemon's own configuration names (Multus's default without one): where start-up looks. */
+function daemonCniDir(config: DaemonConfig): string {
+  return config.cniDir === '' ? '/var/lib/cni/multus' : config.cniDir;
 }
 
 /** The settings of one request: the shim's stdin configuration overlaid with the daemon's (Multus's rule). */
@@ -65,6 +77,8 @@ function settingsFor(config: DaemonConfig, resultCacheDir: string | undefined): 
       cniDir: conf.cniDir,
       liveNetworkConfigOnAdd: conf.liveNetworkConfigOnAdd,
       readinessIndicatorFile: conf.readinessindicatorfile,
+      // The daemon's own key, like chrootDir: never taken from the shim's configuration.
+      podResourcesSocket: config.podResourcesSocket,
     };
   };
 }
@@ -90,6 +104,9 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
   const { logger } = options;
   const config = parseDaemonConfig(await readFile(flags.config), flags.config);
   await checkChrootDir(config);
+  for (const { key, reason } of ignoredDaemonConfigKeys(config)) {
+    logger.warn({ key, config: config.path }, `daemon-config.json key ${key} is not acted on: ${reason}`);
+  }
   for (const { directory, files } of await removeAbandonedWrites(config, options.resultCacheDir)) {
     logger.info({ dir: directory, files }, 'removed unfinished writes of an earlier process');
   }
@@ -103,6 +120,14 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
   }
   const client = kubeClient(flags);
   const metrics = new DaemonMetrics();
+  const requestSettings = settingsFor(config, options.resultCacheDir);
+  const teardowns = new TeardownWorker({
+    settingsFor: requestSettings,
+    delNetwork: timedDelegate(metrics, 'DEL', delNetwork),
+    schedule: options.teardownRetry ?? TEARDOWN_RETRY,
+    metrics,
+    logger,
+  });
   const shared = createSharedPodNetworkInformers(client, flags.nodeName, {
     onError: (error, phase) => {
       logger.warn({ err: error, phase }, 'shared informer restarting');
@@ -118,7 +143,7 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
   try {
     server = await startDaemonServer({
       socketDir: config.socketDir,
-      handler: createCniHandler({ settingsFor: settingsFor(config, options.resultCacheDir), shared, client, logger, metrics }),
+      handler: createCniHandler({ settingsFor: requestSettings, shared, client, logger, metrics, teardowns }),
       logger,
       about: await aboutDaemon(config, options.buildIdentity),
     });
@@ -154,6 +179,16 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
     },
     'daemon serving',
   );
+  // Teardowns left pending by an earlier process, then the DELs missed while no daemon served the node;
+  // in the background, since the API server may be slow to answer right after a node's reboot.
+  const cniDir = daemonCniDir(config);
+  const catchUp = (async () => {
+    await teardowns.resume(cniDir);
+    await catchUpGonePods(cniDir, { client, teardowns, logger }, running.signal);
+  })().catch((error: unknown) => {
+    if (running.signal.aborted) return;
+    logger.error({ err: error, cniDir }, 'start-up teardown catch-up failed; pending teardowns are retried at the next DEL or start');
+  });
   const serving = server;
   const writer = entryConfig;
   return {
@@ -170,6 +205,8 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
       await health?.close();
       running.abort();
       await informers;
+      await catchUp;
+      await teardowns.stop();
       client.close();
     },
   };

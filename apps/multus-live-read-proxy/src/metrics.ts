@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Seconds; the kubelet's CNI budget for a sandbox is minutes, a delegate normally milliseconds. */
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -18,6 +18,9 @@ export class DaemonMetrics {
   readonly liveReadDuration: Histogram<'object' | 'result'>;
   readonly guardRejections: Counter<'reason'>;
   readonly delegateDuration: Histogram<'plugin_type' | 'command' | 'result'>;
+  readonly pendingTeardowns: Gauge;
+  readonly teardownsPended: Counter<'reason'>;
+  readonly teardownReplays: Counter<'trigger' | 'result'>;
 
   constructor() {
     const registers = [this.registry];
@@ -46,6 +49,23 @@ export class DaemonMetrics {
       help: 'Time of one delegate network (its whole plugin chain), by the type of its first plugin, command and result.',
       labelNames: ['plugin_type', 'command', 'result'],
       buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.pendingTeardowns = new Gauge({
+      name: 'sriov_dra_multus_pending_teardowns',
+      help: 'Containers whose delegates the daemon still has to DEL itself (a DEL that failed or never reached it); each holds IPAM allocations until it finishes.',
+      registers,
+    });
+    this.teardownsPended = new Counter({
+      name: 'sriov_dra_multus_teardowns_pended_total',
+      help: 'Teardowns the daemon took over, by reason (DelFailed, AddRollbackFailed, PodGone, NotInValidAttachments).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.teardownReplays = new Counter({
+      name: 'sriov_dra_multus_teardown_replays_total',
+      help: 'Attempts of a pending teardown (every cached delegate DELed again), by trigger (retry, start, runtime-del, add-rollback, pod-gone, gc) and result (success, failure).',
+      labelNames: ['trigger', 'result'],
       registers,
     });
   }

@@ -3,6 +3,7 @@ import { removeAbandonedTemporaries } from '@sriov-dra/durable-files';
 import type { DaemonConfig } from '../daemon-config.ts';
 import { ENTRY_CONFIG_FILE } from '../entry-config/entry-config.ts';
 import { resultsDirectory } from '../cni/result-cache.ts';
+import { teardownStateDirectories } from '../teardown/teardown-store.ts';
 import { isContainerID } from './delegate-cache.ts';
 
 export interface AbandonedWrites {
@@ -11,9 +12,9 @@ export interface AbandonedWrites {
 }
 
 /**
- * Removes the temporary files a daemon killed mid-write left behind: in the delegate cache, in the libcni
- * result cache, and in the runtime's CNI configuration directory (the entry configuration's only, since
- * other components write there too). Runs at startup before the daemon writes anything; a live write's
+ * Removes the temporary files a daemon killed mid-write left behind: in the delegate cache and beside it
+ * in the teardown records, in the libcni result cache, and in the runtime's CNI configuration directory
+ * (the entry configuration's only, since other components write there too). Runs at startup before the daemon writes anything; a live write's
  * temporary file looks the same. Directories named only by a request's shim configuration are not known
  * here; their leftovers stay, as harmless hidden files no reader loads.
  */
@@ -22,6 +23,8 @@ export async function removeAbandonedWrites(config: DaemonConfig, resultCacheDir
   const entryConfig = config.multusConfigFile === 'auto' ? ENTRY_CONFIG_FILE : basename(config.multusConfigFile);
   const sweeps: [string, (target: string) => boolean][] = [
     [config.cniDir, isContainerID],
+    // The daemon's teardown records: directories of their own beside the delegate cache.
+    ...Object.values(teardownStateDirectories(config.cniDir)).map((directory): [string, (target: string) => boolean] => [directory, () => true]),
     [resultsDirectory(resultCacheDir ?? config.cniDir), () => true],
     [config.cniConfigDir, (target) => target === entryConfig],
   ];

@@ -1,23 +1,27 @@
 import type { Logger } from 'pino';
-import { type RegistryV1, type Result, SriovDraError, fail, isSriovDraError, ok } from '@sriov-dra/contract';
+import { type RegistryV1, type Result, SriovDraError, annotations, fail, isSriovDraError, ok } from '@sriov-dra/contract';
 import type { NetworkSelection } from '@sriov-dra/cni-render';
 import { type Pod, isApiError } from '@sriov-dra/k8s';
+import type { podResourcesV1 } from '@sriov-dra/kubelet-api';
 import type { InvokeOptions } from '../cni/invoke.ts';
 import type { RuntimeConf } from '../cni/runtime-conf.ts';
 import type { CniResult } from '../cni/result-version.ts';
-import type { GuardPod, VerifiedShadow } from '../guard/managed-shadow-guard.ts';
+import type { GuardNad, GuardPod, VerifiedShadow } from '../guard/managed-shadow-guard.ts';
 import { readPodRegistry } from '../guard/pod-registry.ts';
+import { NO_POD_DEVICES, type PodDevices, podDevices } from '../pod-resources/pod-devices.ts';
 import { verifyRegistrySelections } from '../guard/managed-shadow-guard.ts';
 import { isPodNetworkReadError } from '../reads/pod-network-read-error.ts';
 import type { PodNetworkReader } from '../reads/pod-network-reader.ts';
 import type { CniRequest } from '../server/cni-request.ts';
 import { type ConfFile, findConfByName, readConfPath } from './conf-files.ts';
-import { delegateConfigFromNad } from './delegate-config.ts';
+import { type NadDevice, delegateConfigFromNad, injectDeviceID } from './delegate-config.ts';
 import { capabilityArgs, runtimeCapabilities, selectionRequests } from './delegate-runtime.ts';
 import { assignDelegateInterfaces } from './interface-assignment.ts';
 import { type K8sArgs, delegateArgs, readK8sArgs } from './k8s-args.ts';
 import { type ReadinessWait, UPSTREAM_READINESS_WAIT, waitForReadinessIndicator } from './readiness-indicator.ts';
 import { type NetworkPlanSettings, type PlannedNetwork, planNetworks } from './network-plan.ts';
+import { type GatewayPlan, NO_GATEWAY_PLAN, gatewayRequestOf, markGatewayFilters } from './default-route.ts';
+import { applyDefaultRoute } from './sandbox-default-route.ts';
 
 /** One delegate of an ADD, in execution order: what is cached for DEL and what network-status reports. */
 export interface Delegate {
@@ -29,6 +33,15 @@ export interface Delegate {
   readonly ifName: string;
   readonly selection?: NetworkSelection;
   readonly managed: VerifiedShadow | null;
+  /**
+   * Multus's DelegateNetConf.DeviceID: the device a resourceName NAD took from the kubelet, else the
+   * selection's deviceID; what capabilityArgs and the delegate cache carry.
+   */
+  readonly deviceID?: string;
+  /** DelegateNetConf.ResourceName: the NAD's resourceName, recorded only when it yielded a device. */
+  readonly resourceName?: string;
+  /** DelegateNetConf.GatewayRequest and IsFilter{V4,V6}Gateway: what happens to its default routes after its ADD. */
+  readonly gateway: GatewayPlan;
 }
 
 export interface AddSettings {
@@ -56,8 +69,12 @@ export interface AddEffects {
   delNetwork(bytes: Uint8Array, rt: RuntimeConf, options: Required<InvokeOptions>): Promise<void>;
   /** Reports the results on the Pod (network-status); its failure fails the ADD, as in Multus. */
   writeNetworkStatus(pod: Pod, results: readonly { readonly delegate: Delegate; readonly result: CniResult }[], signal: AbortSignal): Promise<void>;
+  /** The kubelet's PodResources List, read at most once per ADD and only for a NAD with resourceName. */
+  listPodResources(signal: AbortSignal): Promise<podResourcesV1.PodResources[]>;
   /** Observes an ADD refused before any delegate ran (metrics). */
   onRejected?(error: SriovDraError): void;
+  /** Takes over the undo of a failed ADD where some delegates' DEL failed (the daemon retries it). */
+  onRollbackIncomplete?(failures: readonly { readonly network: string; readonly error: unknown }[]): Promise<void>;
   readonly logger: Logger;
 }
 
@@ -75,36 +92,63 @@ async function confFile(read: Promise<Result<ConfFile>>): Promise<ConfFile> {
   return unwrap(await read);
 }
 
-/** Fetches one planned network's configuration: a NAD through the request's reader, or a CNI file. */
-async function loadNetwork(
+/** One planned network as read: a CNI file's bytes, or the NAD whose configuration is derived afterwards. */
+type NetworkRead = { readonly kind: 'file'; readonly name: string; readonly bytes: string } | { readonly kind: 'nad'; readonly nad: GuardNad };
+
+interface LoadedNetwork {
+  readonly name: string;
+  readonly bytes: string;
+  readonly managed: VerifiedShadow | null;
+  readonly device?: NadDevice;
+}
+
+/** Reads one planned network: a NAD through the request's reader, or a CNI file. */
+async function readNetwork(
   planned: PlannedNetwork,
-  pod: GuardPod,
-  registry: RegistryV1 | null,
   settings: Pick<AddSettings, 'confDir'>,
   reader: PodNetworkReader,
   signal: AbortSignal,
-): Promise<{ name: string; bytes: string; managed: VerifiedShadow | null }> {
+): Promise<NetworkRead> {
   const { source } = planned;
   if (source.kind === 'path') {
     const file = await confFile(readConfPath(source.path));
-    return { name: file.name, bytes: file.bytes, managed: null };
+    return { kind: 'file', name: file.name, bytes: file.bytes };
   }
-  let nad;
   try {
-    nad = await reader.readNetworkAttachmentDefinition(source.namespace, source.name, signal);
+    return { kind: 'nad', nad: await reader.readNetworkAttachmentDefinition(source.namespace, source.name, signal) };
   } catch (error) {
     // A cluster or default network may name a CNI file instead of a NAD (Multus's second option).
     if (source.confNameFallback && isPodNetworkReadError(error, 'NetworkAttachmentDefinitionNotFound')) {
       const file = await confFile(findConfByName(settings.confDir, source.name));
-      return { name: file.name, bytes: file.bytes, managed: null };
+      return { kind: 'file', name: file.name, bytes: file.bytes };
     }
     throw error;
   }
-  const config = unwrap(delegateConfigFromNad(pod, nad, planned.selection, registry));
-  const name = `${source.namespace}/${source.name}`;
-  if (config.kind === 'inline') return { name, bytes: config.bytes, managed: config.managed };
+}
+
+/**
+ * Derives a read network's configuration. Networks are resolved one at a time in plan order, because a
+ * NAD with resourceName takes its resource's next device (Multus's per-ADD resourceMap index).
+ */
+async function resolveNetwork(
+  planned: PlannedNetwork,
+  read: NetworkRead,
+  pod: GuardPod,
+  registry: RegistryV1 | null,
+  settings: Pick<AddSettings, 'confDir'>,
+  devices: PodDevices,
+  signal: AbortSignal,
+): Promise<LoadedNetwork> {
+  if (read.kind === 'file') return { name: read.name, bytes: read.bytes, managed: null };
+  const { nad } = read;
+  if (nad.metadata.annotations !== undefined && Object.hasOwn(nad.metadata.annotations, annotations.resourceName)) await devices.prepare(signal);
+  const config = unwrap(delegateConfigFromNad(pod, nad, planned, registry, devices));
+  const name = `${nad.metadata.namespace}/${nad.metadata.name}`;
+  const device = config.device === undefined ? {} : { device: config.device };
+  if (config.kind === 'inline') return { name, bytes: config.bytes, managed: config.managed, ...device };
   const file = await confFile(findConfByName(settings.confDir, config.name));
-  return { name, bytes: file.bytes, managed: null };
+  const object = { kind: 'NetworkAttachmentDefinition', namespace: nad.metadata.namespace, name: nad.metadata.name, uid: nad.metadata.uid };
+  return { name, bytes: unwrap(injectDeviceID(file.bytes, config.device?.deviceID ?? '', object)), managed: null, ...device };
 }
 
 /** Stands in for the Pod where there is none: it has no annotations, so no override or selection reads it. */
@@ -121,7 +165,7 @@ export async function loadClusterNetwork(
 ): Promise<{ name: string; bytes: string }> {
   const [master] = unwrap(planNetworks(NO_POD, { ...settings.plan, defaultNetworks: [] }));
   if (master === undefined) throw new Error('a plan always starts with the cluster network');
-  const { name, bytes } = await loadNetwork(master, NO_POD, null, settings, reader, signal);
+  const { name, bytes } = await resolveNetwork(master, await readNetwork(master, settings, reader, signal), NO_POD, null, settings, NO_POD_DEVICES, signal);
   return { name, bytes };
 }
 
@@ -162,12 +206,14 @@ async function decideDelegates(
 
   // The networks are independent reads: one round trip for all of them. A failure is reported for the
   // first failing network in plan order, whichever answered first, so the error does not depend on timing.
-  const reads = await Promise.allSettled(plan.map((planned) => loadNetwork(planned, pod, registry, settings, effects.reader, signal)));
-  const loaded = plan.map((planned, index) => {
+  const reads = await Promise.allSettled(plan.map((planned) => readNetwork(planned, settings, effects.reader, signal)));
+  const devices = podDevices({ name: pod.metadata.name, namespace: k8s.podNamespace }, effects.listPodResources, effects.logger);
+  const loaded: (LoadedNetwork & { planned: PlannedNetwork })[] = [];
+  for (const [index, planned] of plan.entries()) {
     const read = reads[index];
     if (read?.status !== 'fulfilled') throw read?.reason;
-    return { planned, ...read.value };
-  });
+    loaded.push({ planned, ...(await resolveNetwork(planned, read.value, pod, registry, settings, devices, signal)) });
+  }
   const attachments = new Set<string>();
   for (const { managed, name } of loaded) {
     if (managed === null) continue;
@@ -186,14 +232,28 @@ async function decideDelegates(
       podRef,
     ),
   );
-  return loaded.map(({ planned, name, bytes, managed }, index) => ({
+  const podSubject = `Pod ${k8s.podNamespace}/${k8s.podName}`;
+  const gateways = markGatewayFilters(
+    loaded.map(({ planned }) => gatewayRequestOf(planned.selection, podSubject)),
+    (pod.metadata.annotations?.[annotations.networks] ?? '') !== '',
+    podSubject,
+  );
+  return loaded.map(({ planned, name, bytes, managed, device }, index) => ({
     name,
     bytes,
     master: planned.role === 'master',
     ifName: ifNames[index] ?? '',
     managed,
+    gateway: gateways[index] ?? NO_GATEWAY_PLAN,
     ...(planned.selection === undefined ? {} : { selection: planned.selection }),
+    ...delegateDevice(device, planned.selection),
   }));
+}
+
+/** LoadDelegateNetConf's choice: a device from the kubelet wins over the selection's deviceID. */
+function delegateDevice(device: NadDevice | undefined, selection: NetworkSelection | undefined): Pick<Delegate, 'deviceID' | 'resourceName'> {
+  if (device !== undefined && device.deviceID !== '') return { deviceID: device.deviceID, resourceName: device.resourceName };
+  return selection?.deviceID === undefined || selection.deviceID === '' ? {} : { deviceID: selection.deviceID };
 }
 
 /**
@@ -229,16 +289,28 @@ export async function runAdd(request: CniRequest, settings: AddSettings, effects
     netns: request.netns,
     ifName: delegate.ifName,
     args: delegateArgs(k8s, request.args, delegate.master ? {} : { mac: delegate.selection?.mac, ips: delegate.selection?.ips }),
-    capabilityArgs: capabilityArgs(runtime, delegate.selection === undefined ? {} : selectionRequests(delegate.selection), delegate.master),
+    capabilityArgs: capabilityArgs(
+      runtime,
+      {
+        ...(delegate.selection === undefined ? {} : selectionRequests(delegate.selection)),
+        ...(delegate.deviceID === undefined ? {} : { deviceID: delegate.deviceID }),
+      },
+      delegate.master,
+    ),
     cacheDir: settings.resultCacheDir,
   });
   const results: { delegate: Delegate; result: CniResult }[] = [];
   for (const [index, delegate] of delegates.entries()) {
     try {
-      results.push({ delegate, result: await effects.addNetwork(Buffer.from(delegate.bytes, 'utf8'), runtimeConf(delegate), options) });
+      const rt = runtimeConf(delegate);
+      const result = await effects.addNetwork(Buffer.from(delegate.bytes, 'utf8'), rt, options);
+      await applyDefaultRoute(delegate.gateway, delegate, result, rt, settings.chrootDir, signal);
+      results.push({ delegate, result });
     } catch (error) {
       // Undo in reverse what ran, the failed delegate included (it may have half-configured); DEL must be
-      // idempotent, so each error is only logged. The delegate cache stays for the runtime's own DEL.
+      // idempotent, so each error is only logged and the undo goes on. The delegate cache stays for the
+      // runtime's own DEL; an undo that did not finish is handed on, since that DEL may never come back failed.
+      const cleanupFailures: { network: string; error: unknown }[] = [];
       for (const ran of delegates.slice(0, index + 1).reverse()) {
         await effects
           .delNetwork(Buffer.from(ran.bytes, 'utf8'), runtimeConf(ran), { ...options, signal: AbortSignal.timeout(settings.delegateTimeoutMs) })
@@ -247,7 +319,13 @@ export async function runAdd(request: CniRequest, settings: AddSettings, effects
               { err: cleanup, network: ran.name, podNamespace: k8s.podNamespace, podName: k8s.podName },
               'cleanup DEL after a failed ADD failed',
             );
+            cleanupFailures.push({ network: ran.name, error: cleanup });
           });
+      }
+      if (cleanupFailures.length > 0) {
+        await effects.onRollbackIncomplete?.(cleanupFailures).catch((handOff: unknown) => {
+          effects.logger.error({ err: handOff, podNamespace: k8s.podNamespace, podName: k8s.podName }, 'unfinished cleanup after a failed ADD not handed on');
+        });
       }
       throw error;
     }

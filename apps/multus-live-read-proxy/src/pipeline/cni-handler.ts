@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type KubeClient, isApiError } from '@sriov-dra/k8s';
-import { loadDelegates, removeDelegates, saveDelegates } from '../cache/delegate-cache.ts';
+import { saveDelegates } from '../cache/delegate-cache.ts';
 import type { DelegateRecord } from '../cache/delegate-codec.ts';
 import { type InvokeOptions, addNetwork, delNetwork } from '../cni/invoke.ts';
 import { gcNetwork, statusNetwork } from '../cni/status-gc.ts';
@@ -9,6 +9,7 @@ import type { DaemonMetrics } from '../metrics.ts';
 import type { PodNetworkReader } from '../reads/pod-network-reader.ts';
 import { toResult100 } from '../cni/result-version.ts';
 import { buildNetworkStatuses, writeNetworkStatus } from '../network-status.ts';
+import { DEFAULT_POD_RESOURCES_SOCKET, listPodResources } from '../pod-resources/pod-resources-client.ts';
 import { readerFor } from '../reads/reader-for.ts';
 import type { SharedPodNetworkInformers } from '../reads/shared-informers.ts';
 import type { CniRequest, CniRequestHandler, CniResponse } from '../server/cni-request.ts';
@@ -16,6 +17,11 @@ import { type AddSettings, type Delegate, runAdd } from './add.ts';
 import { runDel } from './del.ts';
 import { runGc } from './gc.ts';
 import { runStatus } from './status.ts';
+import { attachmentRecordOf, podRememberingReader } from '../teardown/add-attachment.ts';
+import { delInputsOf } from '../teardown/del-inputs.ts';
+import { TEARDOWN_RETRY } from '../teardown/retry-schedule.ts';
+import { TeardownWorker } from '../teardown/teardown-worker.ts';
+import { validAttachmentsOf } from '../teardown/valid-attachments.ts';
 
 /** The effective settings of one request: the shim's configuration overlaid with the daemon's. */
 export interface RequestSettings extends AddSettings {
@@ -24,6 +30,8 @@ export interface RequestSettings extends AddSettings {
   readonly liveNetworkConfigOnAdd: boolean;
   /** Multus's readinessindicatorfile, which STATUS and GC require to exist; absent or '' for none. */
   readonly readinessIndicatorFile?: string;
+  /** The kubelet's PodResources socket, read for NADs with resourceName; upstream's path by default. */
+  readonly podResourcesSocket?: string;
 }
 
 export interface CniHandlerOptions {
@@ -32,6 +40,11 @@ export interface CniHandlerOptions {
   readonly client: KubeClient;
   readonly logger: Logger;
   readonly metrics: DaemonMetrics;
+  /**
+   * Every DEL goes through them; ADD records its attachment there and hands them an unfinished undo. The
+   * daemon passes the worker it resumes at start; without one, the handler keeps its own.
+   */
+  readonly teardowns?: TeardownWorker;
 }
 
 type Invoke = (bytes: Uint8Array, rt: RuntimeConf, options: InvokeOptions) => Promise<unknown>;
@@ -47,7 +60,7 @@ function firstPluginType(bytes: Uint8Array): string {
   }
 }
 
-function timedDelegate<F extends Invoke>(metrics: DaemonMetrics, command: 'ADD' | 'DEL', invoke: F): F {
+export function timedDelegate<F extends Invoke>(metrics: DaemonMetrics, command: 'ADD' | 'DEL', invoke: F): F {
   return ((bytes, rt, invokeOptions) =>
     metrics.time(metrics.delegateDuration, { plugin_type: firstPluginType(bytes), command }, () => invoke(bytes, rt, invokeOptions))) as F;
 }
@@ -74,7 +87,11 @@ function cacheRecord(delegate: Delegate): DelegateRecord {
     ...(selection?.mac === undefined || selection.mac === '' ? {} : { macRequest: selection.mac }),
     ...(selection?.infinibandGUID === undefined || selection.infinibandGUID === '' ? {} : { infinibandGUIDRequest: selection.infinibandGUID }),
     ...(selection?.ips === undefined || selection.ips.length === 0 ? {} : { ipRequest: selection.ips }),
-    ...(selection?.deviceID === undefined || selection.deviceID === '' ? {} : { deviceID: selection.deviceID }),
+    ...(delegate.gateway.gatewayRequest === undefined ? {} : { gatewayRequest: delegate.gateway.gatewayRequest }),
+    isFilterV4Gateway: delegate.gateway.filterV4Gateway,
+    isFilterV6Gateway: delegate.gateway.filterV6Gateway,
+    ...(delegate.deviceID === undefined ? {} : { deviceID: delegate.deviceID }),
+    ...(delegate.resourceName === undefined ? {} : { resourceName: delegate.resourceName }),
   };
 }
 
@@ -94,6 +111,15 @@ function emptyResult(request: CniRequest): unknown {
  * GC act on the cluster network, resolved with the reader ADD would use.
  */
 export function createCniHandler(options: CniHandlerOptions): CniRequestHandler {
+  const teardowns =
+    options.teardowns ??
+    new TeardownWorker({
+      settingsFor: (request) => options.settingsFor(request),
+      delNetwork: timedDelegate(options.metrics, 'DEL', delNetwork),
+      schedule: TEARDOWN_RETRY,
+      metrics: options.metrics,
+      logger: options.logger,
+    });
   return {
     handle(request: CniRequest, signal: AbortSignal): Promise<CniResponse> {
       return options.metrics.time(options.metrics.requestDuration, { command: request.command }, () => respond(request, signal));
@@ -106,16 +132,31 @@ export function createCniHandler(options: CniHandlerOptions): CniRequestHandler 
     const logger = options.logger.child({ command: request.command, containerID: request.containerID });
     switch (request.command) {
       case 'ADD': {
+        const read = podRememberingReader(timedReader(readerFor(settings.liveNetworkConfigOnAdd, options.shared), metrics));
+        const endAdd = teardowns.beginAdd(settings.cniDir, request.containerID);
         const outcome = await runAdd(
           request,
           settings,
           {
-            reader: timedReader(readerFor(settings.liveNetworkConfigOnAdd, options.shared), metrics),
-            saveDelegates: (containerID, delegates) => saveDelegates(settings.cniDir, containerID, delegates.map(cacheRecord)),
+            reader: read.reader,
+            saveDelegates: async (containerID, delegates) => {
+              // The attachment record first: a crash between the writes leaves a record without a cache, which start-up removes.
+              const pod = read.pod();
+              if (pod !== undefined) await teardowns.recordAttachment(settings.cniDir, attachmentRecordOf(request, pod), signal);
+              await saveDelegates(settings.cniDir, containerID, delegates.map(cacheRecord));
+            },
             addNetwork: timedDelegate(metrics, 'ADD', addNetwork),
             delNetwork: timedDelegate(metrics, 'DEL', delNetwork),
+            listPodResources: (listSignal) => listPodResources(settings.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET, listSignal),
             onRejected: (error) => {
               metrics.guardRejections.inc({ reason: error.code });
+            },
+            onRollbackIncomplete: async (failures) => {
+              const pod = read.pod();
+              const podIdentity = pod === undefined ? undefined : attachmentRecordOf(request, pod).pod;
+              if (podIdentity === undefined) return;
+              const subject = { containerID: request.containerID, del: delInputsOf(request), pod: podIdentity };
+              await teardowns.pend(settings.cniDir, subject, 'AddRollbackFailed', 'add-rollback', failures);
             },
             writeNetworkStatus: async (pod, results, statusSignal) => {
               const statuses = results.flatMap(({ delegate, result }) => buildNetworkStatuses(delegate.name, toResult100(result), delegate.master));
@@ -130,21 +171,11 @@ export function createCniHandler(options: CniHandlerOptions): CniRequestHandler 
             logger,
           },
           signal,
-        );
+        ).finally(endAdd);
         return { result: outcome.kind === 'pod-gone' ? emptyResult(request) : toResult100(outcome.result) };
       }
       case 'DEL':
-        await runDel(
-          request,
-          settings,
-          {
-            loadDelegates: (containerID) => loadDelegates(settings.cniDir, containerID),
-            removeDelegates: (containerID) => removeDelegates(settings.cniDir, containerID),
-            delNetwork: timedDelegate(metrics, 'DEL', delNetwork),
-            logger,
-          },
-          signal,
-        );
+        await runDel(request, settings, { teardowns }, signal);
         return {};
       case 'CHECK':
         // Upstream's CmdCheck checks only delegates written inline in the configuration. The thick daemon's
@@ -158,13 +189,18 @@ export function createCniHandler(options: CniHandlerOptions): CniRequestHandler 
           signal,
         );
         return {};
-      case 'GC':
+      case 'GC': {
+        // The runtime's word on which attachments it still has: the others' teardowns run now, whatever
+        // becomes of the cluster network's GC below.
+        const valid = validAttachmentsOf(request.config);
+        if (valid !== undefined) await teardowns.replayStale(settings.cniDir, valid);
         await runGc(
           { ...settings, readinessIndicatorFile: settings.readinessIndicatorFile ?? '' },
           { reader: readerFor(settings.liveNetworkConfigOnAdd, options.shared), gcNetwork, logger },
           signal,
         );
         return {};
+      }
     }
   }
 }

@@ -5,6 +5,8 @@
 #   $SRIOV_DRA_CACHE/cni/bin             containernetworking plugins and whereabouts (its CRDs in cni/whereabouts-crds)
 #   $SRIOV_DRA_CACHE/peers/bin           go-peers: the real Multus/libcni decoders for the differential tests
 #   $SRIOV_DRA_CACHE/kubelet-peer/bin    kubelet-peer: the kubelet's DRA plugin client for the wire tests
+#   $SRIOV_DRA_CACHE/pod-resources-peer/bin  pod-resources: the kubelet's PodResources v1 server for the Multus
+#                                        daemon's resourceName tests
 #   $SRIOV_DRA_CACHE/multus/bin          upstream multus-shim and multus-daemon (thick mode) for the daemon's wire tests,
 #                                        and delegate-runner (upstream's libcni delegate calls, timed) for its benchmark
 #   $SRIOV_DRA_CACHE/helm/bin            Helm v4: the chart tests render, lint and install with it
@@ -13,7 +15,7 @@
 # Each set is rebuilt only when its stamp is missing. Sources are resolved in throwaway modules under a
 # temporary directory; nothing upstream is copied into the repository.
 #
-# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|multus|helm|node|stack|all] (default all). `k8s` builds K8S_VERSION alone;
+# Usage: build-binaries.sh [k8s|cni|peers|kubelet-peer|pod-resources-peer|multus|helm|node|stack|all] (default all). `k8s` builds K8S_VERSION alone;
 # `stack` what the running stack needs (npm run demo); `all` also builds every release a test names explicitly (pinned_k8s_versions below). Environment:
 # K8S_VERSION (v1.36.3), ETCD_VERSION (for K8S_VERSION only; by default each release's pinned etcd),
 # CNI_PLUGINS_VERSION, WHEREABOUTS_VERSION, HELM_VERSION, CONTAINERD_VERSION.
@@ -167,6 +169,20 @@ go=$(go env GOVERSION)"
   printf '%s\n' "$id" >"$out/stamp"
 }
 
+# tools/pod-resources-peer: the kubelet's PodResources server code at the release kubelet-peer pins, in a
+# module of its own (the server package needs k8s.io/cri-client, which kubelet-peer's go.sum does not hold).
+build_pod_resources_peer() {
+  local out=$cache/pod-resources-peer src
+  src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../pod-resources-peer" && pwd)
+  local id
+  id="sources=$(peers_sources "$src")
+go=$(go env GOVERSION)"
+  if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$id" ]; then log "pod-resources-peer: cached in $out"; return; fi
+  mkdir -p "$out/bin"
+  (cd "$src" && timed pod-resources-peer go build -trimpath -ldflags "-s -w" -o "$out/bin/pod-resources" .)
+  printf '%s\n' "$id" >"$out/stamp"
+}
+
 # tools/multus-peer: a go.mod/go.sum that pin the upstream Multus module as tool dependencies, so both
 # thick-mode commands are built unchanged at that version, and delegate-runner (ours: upstream's libcni
 # delegate calls, timed, for the daemon benchmark) built against the same pins.
@@ -235,12 +251,13 @@ case $what in
   cni) build_cni ;;
   peers) build_peers ;;
   kubelet-peer) build_kubelet_peer ;;
+  pod-resources-peer) build_pod_resources_peer ;;
   multus) build_multus ;;
   helm) build_helm ;;
   node) build_node ;;
   # What the stack itself runs on (npm run demo): no second Kubernetes release, no differential peers.
   stack) build_k8s "$k8s_version" "${ETCD_VERSION:-}"; build_cni; build_kubelet_peer; build_multus; build_helm; build_node ;;
-  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_multus; build_helm; build_node ;;
-  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, multus, helm, node, stack or all)" ;;
+  all) build_all_k8s; build_cni; build_peers; build_kubelet_peer; build_pod_resources_peer; build_multus; build_helm; build_node ;;
+  *) die "unknown target $what (k8s, cni, peers, kubelet-peer, pod-resources-peer, multus, helm, node, stack or all)" ;;
 esac
 log "done: $cache"

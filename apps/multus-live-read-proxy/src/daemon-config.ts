@@ -1,5 +1,6 @@
 import { goFoldEqual, isGoInt64 } from '@sriov-dra/cni-render';
 import { type JsonObject, type JsonValue, JsonNumber, isJsonObject, parseStrictJson } from '@sriov-dra/contract';
+import { DEFAULT_POD_RESOURCES_SOCKET } from './pod-resources/pod-resources-client.ts';
 
 /**
  * daemon-config.json, read the way the upstream Multus daemon (v4.2.3) reads it, and the effective
@@ -10,7 +11,13 @@ import { type JsonObject, type JsonValue, JsonNumber, isJsonObject, parseStrictJ
  */
 
 export type DaemonConfigCode =
-  'MalformedDaemonConfig' | 'InvalidDaemonConfigKey' | 'MalformedShimConfig' | 'MissingClusterNetwork' | 'InvalidChrootDir' | 'MissingChrootProgram';
+  | 'MalformedDaemonConfig'
+  | 'InvalidDaemonConfigKey'
+  | 'MalformedShimConfig'
+  | 'MissingClusterNetwork'
+  | 'InvalidChrootDir'
+  | 'MissingChrootProgram'
+  | 'UnsupportedDaemonConfigKey';
 
 const REMEDIES: Readonly<Record<DaemonConfigCode, string>> = {
   MalformedDaemonConfig: 'make daemon-config.json one JSON object without repeated keys and restart the daemon',
@@ -20,6 +27,8 @@ const REMEDIES: Readonly<Record<DaemonConfigCode, string>> = {
   InvalidChrootDir:
     'mount the host’s root filesystem at chrootDir (as upstream’s and this chart’s DaemonSets do at /hostroot), or remove chrootDir to run delegates in the daemon’s own filesystem',
   MissingChrootProgram: 'run the daemon from its image, which has coreutils’ chroot, or remove chrootDir to run delegates in the daemon’s own filesystem',
+  UnsupportedDaemonConfigKey:
+    'remove the key (see “Parity with Multus v4.2.3” in apps/multus-live-read-proxy/README.md), or run upstream’s multus-daemon on this node instead',
 };
 
 export class DaemonConfigError extends Error {
@@ -80,6 +89,7 @@ const DAEMON_FIELDS = {
   forceCNIVersion: 'bool',
   overrideNetworkName: 'bool',
   liveNetworkConfigOnAdd: 'bool',
+  podResourcesSocket: 'string',
 } as const satisfies Record<string, Kind>;
 
 /** types.NetConf (with the embedded CNI PluginConf): what each request's merged configuration decodes into. */
@@ -210,6 +220,52 @@ export interface DaemonConfig {
   readonly daemonSocketDir: string;
   /** Read Pods and NADs from the API server, not the informer caches, on ADD (§10.2). Default false. */
   readonly liveNetworkConfigOnAdd: boolean;
+  /**
+   * This daemon's own key: the kubelet's PodResources socket, read for NADs with resourceName. Upstream
+   * has no key for it and always uses /var/lib/kubelet/pod-resources/kubelet.sock, the default here.
+   */
+  readonly podResourcesSocket: string;
+}
+
+/**
+ * Keys upstream acts on that this daemon does not implement: refused rather than silently ignored.
+ * auxiliaryCNIChainName appends a passthru conflist completed from `<dir of clusterNetwork>/<chain>/` (libcni's
+ * subdirectory plugin configurations), which this daemon's delegate loader does not read; perNodeCertificate
+ * switches upstream's API credentials to bootstrapped per-node certificates, while this daemon always uses its
+ * --kubeconfig or in-cluster identity.
+ */
+function refuseUnimplementedKeys(values: Map<string, Decoded>, subjectOf: (key: string) => string): void {
+  const chain = values.get('auxiliaryCNIChainName');
+  if (typeof chain === 'string' && chain !== '') {
+    throw new DaemonConfigError(
+      'UnsupportedDaemonConfigKey',
+      `${subjectOf('auxiliaryCNIChainName')} key "auxiliaryCNIChainName"`,
+      `auxiliary CNI chain ${JSON.stringify(chain)} is not supported: its plugins would be loaded from a CNI configuration subdirectory, which this daemon does not read`,
+    );
+  }
+  const certificate = values.get('perNodeCertificate');
+  if (isJsonObject(certificate as JsonValue) && [...(certificate as JsonObject)].some(([key, value]) => goFoldEqual(key, 'enabled') && value === true)) {
+    throw new DaemonConfigError(
+      'UnsupportedDaemonConfigKey',
+      `${subjectOf('perNodeCertificate')} key "perNodeCertificate"`,
+      'per-node certificates are not supported: the daemon reaches the API server with its --kubeconfig or in-cluster service account',
+    );
+  }
+}
+
+/** Keys of daemon-config.json this daemon accepts but does not act on as upstream does, each with the reason; logged at start. */
+export function ignoredDaemonConfigKeys(config: DaemonConfig): { readonly key: string; readonly reason: string }[] {
+  const present = (key: string): boolean => [...config.document.keys()].some((member) => goFoldEqual(member, key));
+  const ignored: { key: string; reason: string }[] = [];
+  for (const key of ['logFile', 'logLevel', 'logToStderr', 'logOptions']) {
+    if (present(key)) {
+      ignored.push({ key, reason: 'configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout' });
+    }
+  }
+  if (present('retryDeleteOnError')) {
+    ignored.push({ key: 'retryDeleteOnError', reason: 'DEL keeps the delegate cache until every delegate is deleted, whatever the value' });
+  }
+  return ignored;
 }
 
 /** Parses daemon-config.json; every error names the file and, for a misfit value, the key. */
@@ -218,6 +274,7 @@ export function parseDaemonConfig(bytes: Buffer, path: string): DaemonConfig {
   const values = decodeFields(document, DAEMON_FIELDS, () => path);
   // The same members also reach every request's NetConf; a misfit there would fail every ADD, so it fails now.
   decodeFields(document, NET_CONF_FIELDS, () => path);
+  refuseUnimplementedKeys(values, () => path);
   return {
     path,
     raw: bytes,
@@ -242,6 +299,7 @@ export function parseDaemonConfig(bytes: Buffer, path: string): DaemonConfig {
     multusMasterCNI: str(values, 'multusMasterCNI', ''),
     daemonSocketDir: str(values, 'daemonSocketDir', ''),
     liveNetworkConfigOnAdd: bool(values, 'liveNetworkConfigOnAdd', false),
+    podResourcesSocket: str(values, 'podResourcesSocket', DEFAULT_POD_RESOURCES_SOCKET),
   };
 }
 
@@ -297,6 +355,7 @@ export function effectiveNetConf(daemon: DaemonConfig, shimConfigBytes: Buffer):
   const document: JsonObject = new Map([...merged].sort(([a], [b]) => goMapOrder(a, b)));
   const fromDaemon = (key: string): boolean => daemon.document.has(key) && !(ignoreReadiness && key === 'readinessindicatorfile');
   const values = decodeFields(document, NET_CONF_FIELDS, (key) => (fromDaemon(key) ? daemon.path : shimSubject));
+  refuseUnimplementedKeys(values, (key) => (fromDaemon(key) ? daemon.path : shimSubject));
   const clusterNetwork = str(values, 'clusterNetwork', '');
   const delegates = (values.get('delegates') as readonly JsonObject[] | undefined) ?? [];
   if (clusterNetwork === '' && delegates.length === 0) {

@@ -33,7 +33,7 @@ describe('renderEntryConfig', () => {
       "cniVersion": "1.0.0", "binDir": "/opt/cni/bin", "capabilities": {"bandwidth": true, "ips": false},
       "logFile": "/var/log/multus.log", "logLevel": "debug", "logOptions": {"maxAge": 5, "Compress": true, "unknown": 1},
       "namespaceIsolation": true, "globalNamespaces": "default,infra", "cniDir": "/var/lib/cni/multus",
-      "auxiliaryCNIChainName": "aux", "daemonSocketDir": "/run/multus", "readinessindicatorfile": "/run/ready",
+      "daemonSocketDir": "/run/multus", "readinessindicatorfile": "/run/ready",
       "multusConfigFile": "auto", "multusMasterCNI": "", "forceCNIVersion": false, "cniConfigDir": "/etc/cni/net.d",
       "liveNetworkConfigOnAdd": true
     }`);
@@ -45,7 +45,7 @@ describe('renderEntryConfig', () => {
     expect(renderEntryConfig(config, primary)).toBe(
       '{"binDir":"/opt/cni/bin","capabilities":{"bandwidth":true,"portMappings":true},"cniVersion":"1.0.0","logFile":"/var/log/multus.log","logLevel":"debug",' +
         '"logOptions":{"maxAge":5,"compress":true},"name":"multus-cni-network","clusterNetwork":"/etc/cni/net.d/10-calico.conflist","namespaceIsolation":true,' +
-        '"globalNamespaces":"default,infra","type":"multus-shim","cniDir":"/var/lib/cni/multus","auxiliaryCNIChainName":"aux","daemonSocketDir":"/run/multus",' +
+        '"globalNamespaces":"default,infra","type":"multus-shim","cniDir":"/var/lib/cni/multus","daemonSocketDir":"/run/multus",' +
         '"liveNetworkConfigOnAdd":true}',
     );
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import { ATTACHMENT_PROTECTION_FINALIZER, type RegistryV1, annotations } from '@sriov-dra/contract';
 import { type NetworkSelection, parseNetworkSelections } from '@sriov-dra/cni-render';
-import { type GuardNad, type GuardPod, verifyManagedShadow, verifyRegistrySelections } from './managed-shadow-guard.ts';
+import { type GuardNad, type GuardPod, type NadReference, verifyManagedShadow, verifyRegistrySelections } from './managed-shadow-guard.ts';
 
 // The render fixture of §14.2's rail-a-net (libs/contract/fixtures/render/spec-14-2-rail-a.json), literally.
 const CONFIG =
@@ -36,6 +37,8 @@ interface ShadowOptions {
   readonly finalizers?: readonly string[];
   readonly deletionTimestamp?: string;
   readonly ownerUID?: string | null;
+  /** The whole ownerReferences list, instead of the one reference to ownerUID. */
+  readonly owners?: readonly { apiVersion: string; kind: string; name: string; uid: string }[];
   readonly extraAnnotations?: Record<string, string>;
   readonly config?: string;
 }
@@ -50,7 +53,11 @@ function shadow(options: ShadowOptions = {}): GuardNad {
       annotations: { [annotations.binding]: options.binding ?? binding(), ...options.extraAnnotations },
       finalizers: options.finalizers ?? [ATTACHMENT_PROTECTION_FINALIZER],
       ...(options.deletionTimestamp === undefined ? {} : { deletionTimestamp: options.deletionTimestamp }),
-      ...(ownerUID === null ? {} : { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', uid: ownerUID }] }),
+      ...(options.owners !== undefined
+        ? { ownerReferences: options.owners }
+        : ownerUID === null
+          ? {}
+          : { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'trainer', uid: ownerUID }] }),
     },
     spec: { config: options.config ?? CONFIG },
   };
@@ -78,15 +85,30 @@ const registry: RegistryV1 = {
   ],
 };
 
-function outcome(nad: GuardNad, selected = selection(), withRegistry: RegistryV1 | null = registry, forPod: GuardPod = pod): string {
-  const result = verifyManagedShadow(forPod, { nad, selection: selected }, withRegistry);
+function reached(nad: GuardNad, reference: NadReference, withRegistry: RegistryV1 | null = registry, forPod: GuardPod = pod): string {
+  const result = verifyManagedShadow(forPod, nad, reference, withRegistry);
   if (!result.ok) return result.error.code;
   return result.value === null ? 'ordinary' : `verified ${result.value.binding.attachmentID.slice(0, 8)} ${String(result.value.config.length)} bytes`;
 }
 
+function outcome(nad: GuardNad, selected = selection(), withRegistry: RegistryV1 | null = registry, forPod: GuardPod = pod): string {
+  return reached(nad, { role: 'selection', selection: selected }, withRegistry, forPod);
+}
+
+/** The refusal's code and detail, for the cases whose message matters. */
+function refusal(nad: GuardNad, withRegistry: RegistryV1 | null = registry): string {
+  const result = verifyManagedShadow(pod, nad, { role: 'selection', selection: selection() }, withRegistry);
+  return result.ok ? 'accepted' : `${result.error.code}: ${result.error.detail}`;
+}
+
+/** A shadow carrying `config` and a binding that records its hash, as a driver of any release would write it. */
+function shadowWithConfig(config: string): GuardNad {
+  return shadow({ config, binding: binding({ configSHA256: createHash('sha256').update(config, 'utf8').digest('hex') }) });
+}
+
 describe('verifyManagedShadow', () => {
   it('passes a healthy shadow of this Pod and hands back its exact frozen configuration', () => {
-    const result = verifyManagedShadow(pod, { nad: shadow(), selection: selection() }, registry);
+    const result = verifyManagedShadow(pod, shadow(), { role: 'selection', selection: selection() }, registry);
     expect(result.ok && result.value?.config).toBe(CONFIG);
     expect(outcome(shadow(), selection(), null)).toBe('verified 71179501 235 bytes');
   });
@@ -104,6 +126,45 @@ describe('verifyManagedShadow', () => {
     expect(outcome(shadow({ binding: binding({ podUID: '99999999-2222-3333-4444-555555555555' }) }), selection(), null)).toBe('ManagedShadowMismatch');
     expect(outcome(shadow({ ownerUID: '99999999-2222-3333-4444-555555555555' }), selection(), null)).toBe('ManagedShadowMismatch');
     expect(outcome(shadow({ ownerUID: null }), selection(), null)).toBe('ManagedShadowMismatch');
+  });
+
+  it('considers every Pod ownerReference: a foreign Pod anywhere is named, and the bound Pod must own it exactly once', () => {
+    const bound = { apiVersion: 'v1', kind: 'Pod', name: 'trainer', uid: POD_UID };
+    const intruder = { apiVersion: 'v1', kind: 'Pod', name: 'intruder', uid: '99999999-2222-3333-4444-555555555555' };
+    const foreign = 'ManagedShadowMismatch: ownerReferences[1] names foreign Pod intruder (UID 99999999-2222-3333-4444-555555555555)';
+    expect(refusal(shadow({ owners: [bound, intruder] }), null)).toContain(foreign);
+    expect(refusal(shadow({ owners: [intruder, bound] }), null)).toContain(foreign.replace('[1]', '[0]'));
+    // Another group's kind Pod is no core Pod, but it still names something other than the bound Pod.
+    expect(refusal(shadow({ owners: [bound, { ...intruder, apiVersion: 'example.com/v1' }] }), null)).toContain('names foreign Pod intruder');
+    expect(refusal(shadow({ owners: [{ ...bound, apiVersion: 'example.com/v1' }] }), null)).toContain(
+      'ownerReferences[0] names the bound Pod with apiVersion example.com/v1, not v1',
+    );
+    expect(refusal(shadow({ owners: [bound, bound] }), null)).toContain(
+      'names its bound Pod ai-workloads/trainer (UID 11111111-2222-3333-4444-555555555555) 2 times',
+    );
+    expect(refusal(shadow({ owners: [] }), null)).toContain('has no ownerReference to its bound Pod');
+    // Owners of other kinds are not Pods and are left alone.
+    const other = { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', name: 'pairs', uid: '0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9' };
+    expect(outcome(shadow({ owners: [other, bound] }), selection(), null)).toBe('verified 71179501 235 bytes');
+  });
+
+  it('refuses a shadow reached as the cluster network, a defaultNetworks entry or the default-network override', () => {
+    const refused = (reference: NadReference, nad = shadow()): string => {
+      const result = verifyManagedShadow(pod, nad, reference, registry);
+      return result.ok ? 'accepted' : `${result.error.code}: ${result.error.detail}`;
+    };
+    expect(refused({ role: 'master' })).toBe(
+      `ManagedShadowAsDefaultNetwork: is the daemon configuration\u2019s clusterNetwork; it is a driver-generated shadow (attachment ${ATTACHMENT_ID})`,
+    );
+    expect(refused({ role: 'default' })).toContain('ManagedShadowAsDefaultNetwork: is named in the daemon configuration\u2019s defaultNetworks');
+    expect(refused({ role: 'master', selection: selection() })).toContain(
+      'ManagedShadowAsDefaultNetwork: is named by the Pod\u2019s v1.multus-cni.io/default-network annotation',
+    );
+    // Refused as such even when everything else about it is in order for this Pod, or when it is another Pod's.
+    expect(refused({ role: 'default' }, shadow({ ownerUID: '99999999-2222-3333-4444-555555555555' }))).toMatch(/^ManagedShadowAsDefaultNetwork/);
+    // An ordinary NAD stays ordinary in every role.
+    const ordinary: GuardNad = { metadata: { name: 'primary', namespace: 'kube-system', uid: 'u' }, spec: { config: '{}' } };
+    expect([reached(ordinary, { role: 'master' }), reached(ordinary, { role: 'default' })]).toEqual(['ordinary', 'ordinary']);
   });
 
   it('rejects a shadow bound to another node', () => {
@@ -142,6 +203,40 @@ describe('verifyManagedShadow', () => {
     expect(outcome(shadow({ config: folded, binding: binding({ configSHA256: sha }) }), selection(), null)).toBe('ManagedShadowMismatch');
   });
 
+  it('accepts any bytes whose hash the binding records and whose meaning is the bound VF, as another release may write them', () => {
+    // Go's encoder escapes & < > as \u0026 \u003c \u003e; MarshalIndent indents; an escaped digit decodes as Go decodes it.
+    const goWritten =
+      '{\n  "cniVersion": "1.0.0",\n  "ipam": {\n    "range": "192.0.2.0/24",\n    "type": "whereabouts"\n  },\n' +
+      '  "name": "ai-workloads-rail-a",\n  "note": "rail \\u003ca\\u003e \\u0026 b",\n  "deviceID": "\\u0030000:03:00.1",\n  "type": "sriov"\n}';
+    expect(goWritten).toContain('"\\u0030000:03:00.1"');
+    const accepted = verifyManagedShadow(pod, shadowWithConfig(goWritten), { role: 'selection', selection: selection() }, null);
+    expect(accepted.ok && accepted.value?.config).toBe(goWritten);
+    // The same bytes under a binding that records another hash.
+    expect(refusal(shadow({ config: goWritten }), null)).toMatch(
+      /^ManagedShadowMismatch: spec\.config hashes to [0-9a-f]{64}, not the bound configSHA256 bdc5c736/,
+    );
+  });
+
+  it.each([
+    [
+      'two sriov entries',
+      '{"cniVersion":"1.0.0","name":"r","plugins":[{"type":"sriov","deviceID":"0000:03:00.1"},{"type":"sriov","deviceID":"0000:03:00.1"}]}',
+      'has 2 sriov plugin entries',
+    ],
+    [
+      'a metaplugin off the allowlist',
+      '{"cniVersion":"1.0.0","name":"r","plugins":[{"type":"sriov","deviceID":"0000:03:00.1"},{"type":"bridge"}]}',
+      'chains "bridge" at plugins[1]; only tuning may follow sriov',
+    ],
+    [
+      'the deviceID of another VF',
+      CONFIG.replace('0000:03:00.1', '0000:03:00.2'),
+      'hands the sriov plugin deviceID "0000:03:00.2", not the bound VF 0000:03:00.1',
+    ],
+  ])('refuses, with the hash recorded, %s', (_case, config, message) => {
+    expect(refusal(shadowWithConfig(config), null)).toContain(`ManagedShadowMismatch: spec.config ${message}`);
+  });
+
   it('rejects a managed selection that overrides the binding with options or another interface', () => {
     expect(outcome(shadow(), selection(`[{"name":"${SHADOW}","namespace":"ai-workloads","interface":"dra0","deviceID":"0000:03:00.2"}]`))).toBe(
       'ManagedShadowMismatch',
@@ -160,6 +255,14 @@ describe('verifyManagedShadow', () => {
     expect(outcome(shadow(), selection(), { ...registry, entries: [{ ...entry, uid: '0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9' }] })).toBe('ManagedShadowMismatch');
     expect(outcome(shadow(), selection(), { ...registry, entries: [{ ...entry, configSHA256: 'e'.repeat(64) }] })).toBe('ManagedShadowMismatch');
     expect(outcome(shadow(), selection(), { ...registry, entries: [{ ...entry, interface: 'dra1' }] })).toBe('ManagedShadowMismatch');
+  });
+
+  it('cross-checks the claim UID the registry records for the attachment with the binding', () => {
+    const entry = registry.entries[0];
+    if (entry === undefined) throw new Error('registry fixture has no entry');
+    expect(refusal(shadow(), { ...registry, entries: [{ ...entry, claimUID: '0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9' }] })).toBe(
+      "ManagedShadowMismatch: is bound to claim UID a3f1c2d4-5b6e-4f70-8a91-b2c3d4e5f607, but the Pod's sriovnetwork.k8snetworkplumbingwg.io/managed-networks registry records claim UID 0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9",
+    );
   });
 });
 

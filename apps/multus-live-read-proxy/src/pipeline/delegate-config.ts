@@ -11,53 +11,98 @@ import {
   parseStrictJson,
   serializeJson,
 } from '@sriov-dra/contract';
-import type { NetworkSelection } from '@sriov-dra/cni-render';
-import { type GuardNad, type GuardPod, type VerifiedShadow, verifyManagedShadow } from '../guard/managed-shadow-guard.ts';
+import { type GuardNad, type GuardPod, type NadReference, type VerifiedShadow, verifyManagedShadow } from '../guard/managed-shadow-guard.ts';
+
+/**
+ * The device a NAD with k8s.v1.cni.cncf.io/resourceName took from the kubelet's PodResources for this
+ * ADD; deviceID is '' when its resource had none left (the configuration is then left as it is).
+ */
+export interface NadDevice {
+  readonly resourceName: string;
+  readonly deviceID: string;
+}
+
+/** Hands out the Pod's devices of a resource, one per call, in the order ADD asks (see PodDevices). */
+export interface DeviceSource {
+  take(resourceName: string): string;
+}
 
 /**
  * What a selected NAD contributes to the ADD: the exact bytes to execute, or — for a NAD with an empty
- * spec — the name of the CNI file in confDir that holds them (Multus's file-backed NAD).
+ * spec — the name of the CNI file in confDir that holds them (Multus's file-backed NAD, whose device
+ * ADD injects with injectDeviceID once it has read the file).
  */
 export type NadDelegateConfig =
-  { readonly kind: 'inline'; readonly bytes: string; readonly managed: VerifiedShadow | null } | { readonly kind: 'conf-file'; readonly name: string };
+  | { readonly kind: 'inline'; readonly bytes: string; readonly managed: VerifiedShadow | null; readonly device?: NadDevice }
+  | { readonly kind: 'conf-file'; readonly name: string; readonly device?: NadDevice };
 
 function nadRef(nad: GuardNad): ObjectRef {
   return { kind: 'NetworkAttachmentDefinition', namespace: nad.metadata.namespace, name: nad.metadata.name, uid: nad.metadata.uid };
 }
 
 /**
- * The configuration of one selected NAD, as Multus's getKubernetesDelegate derives it, with this daemon's
- * rules first: a driver-generated shadow passes the §10.3 guard and runs its frozen bytes unchanged; a NAD
- * that asks for a device-plugin lookup (the resourceName key, whatever its value) is refused, since this
- * daemon performs none; an unnamed inline configuration gets the NAD's name, and the selection's cni-args
- * are merged into args.cni — both without disturbing any other byte's meaning (numbers and key order kept).
+ * The configuration of one NAD an ADD reaches (a selection, the cluster network, a defaultNetworks entry,
+ * the default-network override), as Multus's getKubernetesDelegate derives it, with this daemon's
+ * rules first: a driver-generated shadow passes the §10.3 guard and runs its frozen bytes unchanged (it
+ * never reaches the device lookup); a NAD with the resourceName key (whatever its value) takes its
+ * resource's next device from `devices` and gets it as deviceID and pciBusID; an unnamed inline
+ * configuration gets the NAD's name, and the selection's cni-args are merged into args.cni — all without
+ * disturbing any other byte's meaning (numbers and key order kept).
  */
 export function delegateConfigFromNad(
   pod: GuardPod,
   nad: GuardNad,
-  selection: NetworkSelection | undefined,
+  reference: NadReference,
   registry: RegistryV1 | null,
+  devices: DeviceSource,
 ): Result<NadDelegateConfig> {
-  if (selection !== undefined) {
-    const verified = verifyManagedShadow(pod, { nad, selection }, registry);
-    if (!verified.ok) return verified;
-    if (verified.value !== null) return ok({ kind: 'inline', bytes: verified.value.config, managed: verified.value });
-  }
+  // Every NAD an ADD reaches is guarded, whatever reached it: a shadow named as the cluster or a default
+  // network is refused there, not run as an ordinary NAD.
+  const verified = verifyManagedShadow(pod, nad, reference, registry);
+  if (!verified.ok) return verified;
+  if (verified.value !== null) return ok({ kind: 'inline', bytes: verified.value.config, managed: verified.value });
+  const { selection } = reference;
   const object = nadRef(nad);
-  if (nad.metadata.annotations !== undefined && Object.hasOwn(nad.metadata.annotations, annotations.resourceName)) {
-    return fail('DevicePluginLookupUnsupported', `carries ${annotations.resourceName}=${JSON.stringify(nad.metadata.annotations[annotations.resourceName])}`, {
-      object,
-    });
-  }
+  // As getKubernetesDelegate: the device is taken before the configuration is read, file-backed or not.
+  const resourceName =
+    nad.metadata.annotations !== undefined && Object.hasOwn(nad.metadata.annotations, annotations.resourceName)
+      ? nad.metadata.annotations[annotations.resourceName]
+      : undefined;
+  const device = resourceName === undefined ? {} : { device: { resourceName, deviceID: devices.take(resourceName) } };
   const config = nad.spec?.config ?? '';
-  if (config === '') return ok({ kind: 'conf-file', name: nad.metadata.name });
+  if (config === '') return ok({ kind: 'conf-file', name: nad.metadata.name, ...device });
   const cniArgs = selection?.raw.get('cni-args');
   const named = ensureName(config, nad.metadata.name, object);
   if (!named.ok) return named;
-  if (cniArgs === undefined || cniArgs === null) return ok({ kind: 'inline', bytes: named.value, managed: null });
+  const withDevice = injectDeviceID(named.value, device.device?.deviceID ?? '', object);
+  if (!withDevice.ok) return withDevice;
+  if (cniArgs === undefined || cniArgs === null) return ok({ kind: 'inline', bytes: withDevice.value, managed: null, ...device });
   if (!isJsonObject(cniArgs)) return fail('MalformedNetworkSelections', 'cni-args of the selection is not an object', { object });
-  const merged = mergeCniArgs(named.value, cniArgs, object);
-  return merged.ok ? ok({ kind: 'inline', bytes: merged.value, managed: null }) : merged;
+  const merged = mergeCniArgs(withDevice.value, cniArgs, object);
+  return merged.ok ? ok({ kind: 'inline', bytes: merged.value, managed: null, ...device }) : merged;
+}
+
+/**
+ * Multus's delegateAddDeviceID and addDeviceIDInConfList: deviceID and pciBusID set to the device on a
+ * single plugin, or on every plugin of a list (a configuration without a type); '' changes nothing.
+ * An existing key keeps its place, a new one goes last.
+ */
+export function injectDeviceID(text: string, deviceID: string, object: ObjectRef): Result<string> {
+  if (deviceID === '') return ok(text);
+  const parsed = parseConfig(text, object);
+  if (!parsed.ok) return parsed;
+  const root = parsed.value;
+  // Multus treats a configuration without a type (absent or "") as a list.
+  const type = root.get('type');
+  const targets = type === undefined || type === '' ? root.get('plugins') : [root];
+  if (!Array.isArray(targets)) return fail('MalformedCniConfig', 'the configuration list has no "plugins" list to receive deviceID', { object });
+  for (const target of targets) {
+    if (!isJsonObject(target))
+      return fail('MalformedCniConfig', 'a plugin of the configuration list is not an object, so deviceID cannot be added to it', { object });
+    target.set('deviceID', deviceID);
+    target.set('pciBusID', deviceID);
+  }
+  return ok(serializeJson(root));
 }
 
 function parseConfig(text: string, object: ObjectRef): Result<JsonObject> {

@@ -2,7 +2,8 @@
 // own server code (k8s.io/kubernetes v1.36.3 pkg/kubelet/apis/podresources, behind the kubelet's rate
 // limiter), so the Multus daemon's resourceName lookup is tested against what a kubelet answers. What
 // the server reports comes from providers fed by a JSON state file, read again on every call, so a test
-// changes the node's allocations by rewriting the file.
+// changes the node's allocations by rewriting the file. Each List or Get appends a line naming it to
+// <state>.calls, so a test counts the calls a client made.
 //
 // Usage: pod-resources -socket PATH -state FILE. Prints "serving" on stdout once the socket listens;
 // stops on SIGTERM or SIGINT.
@@ -74,9 +75,13 @@ type providers struct {
 	current state
 }
 
-func (p *providers) load() []*v1.Pod {
+func (p *providers) load(call string) []*v1.Pod {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if log, err := os.OpenFile(p.path+".calls", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintln(log, call)
+		log.Close()
+	}
 	var next state
 	data, err := os.ReadFile(p.path)
 	if err == nil {
@@ -114,10 +119,11 @@ func (p *providers) container(podUID, name string) *stateContainer {
 	return nil
 }
 
-func (p *providers) GetActivePods() []*v1.Pod { return p.load() }
-func (p *providers) GetPods() []*v1.Pod       { return p.load() }
+// The server asks for the active Pods (or all Pods, by feature gate) once per List, and by name once per Get.
+func (p *providers) GetActivePods() []*v1.Pod { return p.load("List") }
+func (p *providers) GetPods() []*v1.Pod       { return p.load("List") }
 func (p *providers) GetPodByName(namespace, name string) (*v1.Pod, bool) {
-	for _, pod := range p.load() {
+	for _, pod := range p.load("Get") {
 		if pod.Namespace == namespace && pod.Name == name {
 			return pod, true
 		}

@@ -207,7 +207,7 @@ async function decideDelegates(
   // The networks are independent reads: one round trip for all of them. A failure is reported for the
   // first failing network in plan order, whichever answered first, so the error does not depend on timing.
   const reads = await Promise.allSettled(plan.map((planned) => readNetwork(planned, settings, effects.reader, signal)));
-  const devices = podDevices({ name: pod.metadata.name, namespace: k8s.podNamespace }, effects.listPodResources, effects.logger);
+  const devices = podDevices({ name: pod.metadata.name, namespace: k8s.podNamespace }, (listSignal) => effects.listPodResources(listSignal), effects.logger);
   const loaded: (LoadedNetwork & { planned: PlannedNetwork })[] = [];
   for (const [index, planned] of plan.entries()) {
     const read = reads[index];

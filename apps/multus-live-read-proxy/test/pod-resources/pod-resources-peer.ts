@@ -5,7 +5,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot } from '@sriov-dra/k8s/testing';
@@ -36,6 +36,8 @@ export interface PeerPod {
 
 export interface PodResourcesPeer {
   readonly socket: string;
+  /** The calls the server answered so far, in order ("List" or "Get"). */
+  calls(): Promise<string[]>;
   /** Replaces what the server reports from its next call on. */
   setPods(pods: readonly PeerPod[]): Promise<void>;
   /** SIGTERM: the server stops and its socket file goes with it. */
@@ -98,5 +100,6 @@ export async function startPodResourcesPeer(dir: string, pods: readonly PeerPod[
     child.kill(signal);
     await exited;
   };
-  return { socket, setPods, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  const calls = async (): Promise<string[]> => (await readFile(`${state}.calls`, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+  return { socket, calls, setPods, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }

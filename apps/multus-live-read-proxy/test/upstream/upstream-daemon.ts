@@ -67,10 +67,13 @@ export async function grantUpstreamMultus(admin: KubeClient): Promise<string> {
 // multus-daemon only knows in-cluster configuration (rest.InClusterConfig: KUBERNETES_SERVICE_HOST/PORT and
 // a token and CA under /var/run/secrets/kubernetes.io/serviceaccount). It runs in a mount namespace of its
 // own with a tmpfs on /var holding that directory, so the host's /var is untouched, and libcni's result
-// cache (/var/lib/cni) dies with the daemon. Slave propagation lets the sandboxes the test creates later in
+// cache (/var/lib/cni) dies with the daemon. The kubelet's pod-resources directory, which upstream reads at
+// its fixed path /var/lib/kubelet/pod-resources, is a directory of the test's bound there when one is given.
+// Slave propagation lets the sandboxes the test creates later in
 // /run/netns (a shared mount) appear inside; /var/run/netns does not, so requests name /run/netns paths.
 const LAUNCH =
-  'mount -t tmpfs tmpfs /var && mkdir -p /var/run/secrets/kubernetes.io && cp -r "$1" /var/run/secrets/kubernetes.io/serviceaccount && exec "$2" -config "$3"';
+  'mount -t tmpfs tmpfs /var && mkdir -p /var/run/secrets/kubernetes.io && cp -r "$1" /var/run/secrets/kubernetes.io/serviceaccount && ' +
+  '{ [ -z "$4" ] || { mkdir -p /var/lib/kubelet/pod-resources && mount --bind "$4" /var/lib/kubelet/pod-resources; }; } && exec "$2" -config "$3"';
 
 /**
  * The daemon's mount namespace receives the sandboxes mounted later under /run/netns only if /run/netns is
@@ -109,6 +112,8 @@ export async function startUpstreamDaemon(options: {
    * daemon sees as its private tmpfs.
    */
   readonly cniDir?: string;
+  /** A directory to serve as the kubelet's /var/lib/kubelet/pod-resources (its kubelet.sock); default none. */
+  readonly podResourcesDir?: string;
 }): Promise<UpstreamDaemon> {
   const { dir, node } = options;
   const serviceAccount = join(dir, 'serviceaccount');
@@ -146,7 +151,7 @@ export async function startUpstreamDaemon(options: {
   ensureNetnsMountPoint();
   const child: ChildProcess = spawn(
     'unshare',
-    ['--mount', '--propagation', 'slave', '--', 'sh', '-c', LAUNCH, 'sh', serviceAccount, multusBinaries().multusDaemon, config],
+    ['--mount', '--propagation', 'slave', '--', 'sh', '-c', LAUNCH, 'sh', serviceAccount, multusBinaries().multusDaemon, config, options.podResourcesDir ?? ''],
     {
       // Upstream takes CNI_PATH from its own environment, not the request's: the stand-ins' directory.
       env: {

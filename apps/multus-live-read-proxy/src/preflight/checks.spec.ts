@@ -8,6 +8,7 @@ const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const HEALTHY_MANAGED: ManagedFacts = {
   templates: { scope: 'policies', templates: [], unresolved: [], forbidden: [], errors: [] },
   plugins: { binDir: '/opt/cni/bin', chrootDir: '', plugins: [{ type: 'sriov', neededBy: 'every managed shadow', found: true, runnable: true }] },
+  routeTools: { root: '/', searched: ['/usr/sbin'], tools: [{ name: 'ip', path: '/usr/sbin/ip' }] },
   existingMultus: { daemonSets: [], entryConfig: { path: '/etc/cni/net.d/00-multus.conf', state: 'ours' } },
   runningDaemon: {
     socketPath: '/run/multus/multus.sock',
@@ -27,6 +28,7 @@ const HEALTHY: PreflightFacts = {
   },
   binaries: {
     binDir: '/opt/cni/bin',
+    chrootDir: '',
     shimPresent: true,
     plugins: [
       { type: 'bridge', present: true },
@@ -59,6 +61,7 @@ describe('evaluatePreflight', () => {
       'build-identity': 'pass',
       'source-templates': 'pass',
       'managed-plugins': 'pass',
+      'default-route-tools': 'pass',
       'existing-multus-daemonset': 'pass',
       'entry-config-owner': 'pass',
       'running-daemon': 'pass',
@@ -94,11 +97,11 @@ describe('evaluatePreflight', () => {
     ['a daemon-config that does not parse', { config: { ok: false, path: '/d.json', error: 'MalformedDaemonConfig' } }, 'daemon-config', 'fail'],
     [
       'a missing plugin',
-      { binaries: { binDir: '/opt/cni/bin', shimPresent: true, plugins: [{ type: 'bridge', present: false }] } },
+      { binaries: { binDir: '/opt/cni/bin', chrootDir: '', shimPresent: true, plugins: [{ type: 'bridge', present: false }] } },
       'delegate-plugins',
       'fail',
     ],
-    ['a missing shim', { binaries: { binDir: '/opt/cni/bin', shimPresent: false, plugins: [] } }, 'shim-binary', 'fail'],
+    ['a missing shim', { binaries: { binDir: '/opt/cni/bin', chrootDir: '', shimPresent: false, plugins: [] } }, 'shim-binary', 'fail'],
     ['a denied permission', { access: { required: [{ attribute: 'patch pods/status', allowed: false }], unneeded: [] } }, 'rbac', 'fail'],
     ['a dynamic-networks-controller', { dynamicNetworksControllers: ['kube-system/dynamic-networks-controller-ds'] }, 'dynamic-networks-controller', 'warn'],
     ['an unknown commit', { build: { version: '0.1.0', commit: undefined } }, 'build-identity', 'warn'],

@@ -31,6 +31,8 @@ export type ConfigFacts =
 
 export interface BinaryFacts {
   readonly binDir: string;
+  /** Where delegates run: each plugin must also be at its binDir path inside it. '' for the daemon's own root. */
+  readonly chrootDir: string;
   readonly shimPresent: boolean;
   /** Plugin types the cluster network runs, each with whether binDir has an executable of that name. */
   readonly plugins: readonly { readonly type: string; readonly present: boolean }[];
@@ -130,7 +132,7 @@ function binaryChecks(binaries: BinaryFacts | undefined): PreflightCheck[] {
       : {
           id: 'delegate-plugins',
           status: 'fail',
-          message: `missing from ${binDir}: ${missing.join(', ')}; install the CNI plugins the cluster network uses (${types})`,
+          message: `missing from ${binDir}${binaries.chrootDir === '' ? '' : ` or from that path inside ${binaries.chrootDir}, where delegates run`}: ${missing.join(', ')}; install the CNI plugins the cluster network uses (${types})`,
         };
   return [shim, plugins];
 }

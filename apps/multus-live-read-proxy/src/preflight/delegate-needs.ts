@@ -1,9 +1,9 @@
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, lstat, readFile, readlink, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
 import { METAPLUGIN_ALLOWLIST, SRIOV_PLUGIN_TYPE } from '@sriov-dra/cni-render';
 import type { StorageFacts } from './checks.ts';
-import type { ManagedPluginFacts, SourceTemplate, WhereaboutsFacts } from './managed-checks.ts';
+import type { ManagedPluginFacts, RouteToolFacts, SourceTemplate, WhereaboutsFacts } from './managed-checks.ts';
 import type { Mount } from './mountinfo.ts';
 import { probeStorage } from './storage-probe.ts';
 
@@ -23,6 +23,32 @@ const WHEREABOUTS_FLAT_FILES = [
   '/etc/cni/net.d/whereabouts.d/whereabouts.conf',
   '/host/etc/cni/net.d/whereabouts.d/whereabouts.conf',
 ];
+
+/**
+ * The directories a selection's default-route change looks nsenter and ip up in (cni/sandbox-routes.ts's
+ * TOOL_PATH, in the root delegates run in).
+ */
+const ROUTE_TOOL_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+const ROUTE_TOOLS = ['nsenter', 'ip'];
+
+/** Symbolic links followed before giving up, as the kernel's limit for one lookup. */
+const MAX_LINKS = 40;
+
+/**
+ * `path` inside `root` as a process chrooted there sees it: an absolute link target is taken from `root`,
+ * not from this process's root (the host's /usr/sbin/ip is often a link to /bin/ip).
+ */
+async function inRoot(root: string, path: string): Promise<string> {
+  let current = path;
+  for (let hops = 0; hops < MAX_LINKS; hops += 1) {
+    const full = join(root, current);
+    const stats = await lstat(full).catch(() => undefined);
+    if (stats?.isSymbolicLink() !== true) return full;
+    const target = await readlink(full);
+    current = isAbsolute(target) ? target : join(dirname(current), target);
+  }
+  return join(root, current);
+}
 
 export async function isExecutableFile(path: string): Promise<boolean> {
   try {
@@ -45,11 +71,30 @@ export async function probeManagedPlugins(binDir: string, chrootDir: string, tem
   const plugins = await Promise.all(
     [...needs].map(async ([type, by]) => {
       const found = await isExecutableFile(join(binDir, type));
-      const runnable = chrootDir === '' ? found : await isExecutableFile(join(chrootDir, binDir, type));
+      const runnable = found && (await runnableInRoot(chrootDir, join(binDir, type)));
       return { type, neededBy: by.join(', '), found, runnable };
     }),
   );
   return { binDir, chrootDir, plugins };
+}
+
+/** Whether a plugin the daemon finds in binDir also runs where it is run: at the same path inside chrootDir. */
+export async function runnableInRoot(chrootDir: string, pluginPath: string): Promise<boolean> {
+  return chrootDir === '' || isExecutableFile(await inRoot(chrootDir, pluginPath));
+}
+
+/** Where nsenter and ip are found in the root a default-route change runs them in. */
+export async function probeRouteTools(chrootDir: string): Promise<RouteToolFacts> {
+  const root = chrootDir === '' ? '/' : chrootDir;
+  const tools = await Promise.all(
+    ROUTE_TOOLS.map(async (name) => {
+      for (const dir of ROUTE_TOOL_DIRS) {
+        if (await isExecutableFile(await inRoot(root, join(dir, name)))) return { name, path: join(dir, name) };
+      }
+      return { name, path: undefined };
+    }),
+  );
+  return { root, searched: ROUTE_TOOL_DIRS, tools };
 }
 
 /** sriov-cni's and host-local's state directories, as the daemon sees the root its delegates run in. */

@@ -34,6 +34,14 @@ const HEALTHY: ManagedFacts = {
     root: '/hostroot',
     kubeconfigs: [{ path: '/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig', from: '/etc/cni/net.d/whereabouts.d/whereabouts.conf', readable: true }],
   },
+  routeTools: {
+    root: '/hostroot',
+    searched: ['/usr/sbin', '/usr/bin'],
+    tools: [
+      { name: 'nsenter', path: '/usr/bin/nsenter' },
+      { name: 'ip', path: '/usr/sbin/ip' },
+    ],
+  },
   existingMultus: { daemonSets: [], entryConfig: { path: '/etc/cni/net.d/00-multus.conf', state: 'ours' } },
   runningDaemon: {
     socketPath: '/run/multus/multus.sock',
@@ -56,6 +64,7 @@ describe('evaluateManaged', () => {
       'source-templates': 'pass',
       'managed-plugins': 'pass',
       'whereabouts-kubeconfig': 'pass',
+      'default-route-tools': 'pass',
       'existing-multus-daemonset': 'pass',
       'entry-config-owner': 'pass',
       'running-daemon': 'pass',
@@ -141,8 +150,33 @@ describe('evaluateManaged', () => {
     });
 
     it('is not checked when no template uses whereabouts', () => {
-      const facts: ManagedFacts = { templates: HEALTHY.templates, existingMultus: HEALTHY.existingMultus, runningDaemon: HEALTHY.runningDaemon };
+      const facts: ManagedFacts = {
+        templates: HEALTHY.templates,
+        routeTools: HEALTHY.routeTools,
+        existingMultus: HEALTHY.existingMultus,
+        runningDaemon: HEALTHY.runningDaemon,
+      };
       expect(evaluateManaged(facts).map((check) => check.id)).not.toContain('whereabouts-kubeconfig');
+    });
+  });
+
+  describe('default-route-tools', () => {
+    it('warns when ip is missing where a default-route change runs it, saying managed selections never need it', () => {
+      const routeTools = {
+        ...HEALTHY.routeTools,
+        tools: [
+          { name: 'nsenter', path: '/usr/bin/nsenter' },
+          { name: 'ip', path: undefined },
+        ],
+      };
+      const check = only({ ...HEALTHY, routeTools }, 'default-route-tools');
+      expect(check.status).toBe('warn');
+      expect(check.message).toContain('ip not found in /usr/sbin:/usr/bin inside /hostroot');
+      expect(check.message).toContain('managed selections never set it');
+    });
+
+    it('passes, naming the tools it found', () => {
+      expect(only(HEALTHY, 'default-route-tools').message).toBe('a default-route change runs /usr/bin/nsenter and /usr/sbin/ip inside /hostroot');
     });
   });
 

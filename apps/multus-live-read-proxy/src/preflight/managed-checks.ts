@@ -45,6 +45,13 @@ export interface ManagedPluginFacts {
   }[];
 }
 
+/** nsenter and ip, which a selection's default-route change runs in the root delegates run in. */
+export interface RouteToolFacts {
+  readonly root: string;
+  readonly searched: readonly string[];
+  readonly tools: readonly { readonly name: string; readonly path: string | undefined }[];
+}
+
 export interface WhereaboutsFacts {
   /** The root delegates run in: chrootDir, or '/' . */
   readonly root: string;
@@ -77,6 +84,7 @@ export interface ManagedFacts {
   /** Absent when the configuration does not parse. */
   readonly plugins?: ManagedPluginFacts;
   readonly whereabouts?: WhereaboutsFacts;
+  readonly routeTools: RouteToolFacts;
   readonly existingMultus: ExistingMultusFacts;
   readonly runningDaemon: RunningDaemonFacts;
 }
@@ -153,6 +161,19 @@ function whereaboutsCheck(facts: WhereaboutsFacts): PreflightCheck {
     status: 'pass',
     message: `whereabouts' kubeconfig is readable where delegates run (${facts.root}): ${facts.kubeconfigs.map((entry) => entry.path).join(', ')}`,
   };
+}
+
+function routeToolsCheck(facts: RouteToolFacts): PreflightCheck {
+  const id = 'default-route-tools';
+  const missing = facts.tools.filter((tool) => tool.path === undefined).map((tool) => tool.name);
+  if (missing.length > 0) {
+    return {
+      id,
+      status: 'warn',
+      message: `${missing.join(' and ')} not found in ${facts.searched.join(':')} inside ${facts.root}: an ADD whose network selection sets default-route fails there (managed selections never set it). Install util-linux's nsenter and iproute2's ip on the host`,
+    };
+  }
+  return { id, status: 'pass', message: `a default-route change runs ${facts.tools.map((tool) => tool.path ?? '').join(' and ')} inside ${facts.root}` };
 }
 
 /** What an administrator does to move a node from another Multus to this daemon. */
@@ -247,6 +268,7 @@ export function evaluateManaged(facts: ManagedFacts): PreflightCheck[] {
     templatesCheck(facts.templates),
     ...(facts.plugins === undefined ? [] : [pluginsCheck(facts.plugins)]),
     ...(facts.whereabouts === undefined ? [] : [whereaboutsCheck(facts.whereabouts)]),
+    routeToolsCheck(facts.routeTools),
     daemonSetCheck(facts.existingMultus.daemonSets),
     entryConfigCheck(facts.existingMultus.entryConfig),
     runningDaemonCheck(facts.runningDaemon),

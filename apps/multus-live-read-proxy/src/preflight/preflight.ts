@@ -11,7 +11,7 @@ import { type BuildIdentity, buildIdentity } from './build-identity.ts';
 import { type BinaryFacts, type ConfigFacts, type PreflightCheck, type PreflightFacts, evaluatePreflight } from './checks.ts';
 import { clusterNetworkConfig, pluginTypes } from './cluster-network-plugins.ts';
 import { queryDaemon } from './daemon-query.ts';
-import { isExecutableFile, probeDelegateState, probeManagedPlugins, probeWhereabouts } from './delegate-needs.ts';
+import { isExecutableFile, probeDelegateState, probeManagedPlugins, probeRouteTools, probeWhereabouts, runnableInRoot } from './delegate-needs.ts';
 import { daemonSetNames, isDynamicNetworksController, listDaemonSets } from './dynamic-networks-controller.ts';
 import { entryConfigOwner, isUpstreamMultus } from './existing-multus.ts';
 import type { RunningDaemonFacts } from './managed-checks.ts';
@@ -104,17 +104,19 @@ async function readConfig(path: string): Promise<ReadConfig> {
   }
 }
 
-async function probeBinaries(effective: EffectiveNetConf, client: KubeClient): Promise<BinaryFacts> {
+async function probeBinaries(effective: EffectiveNetConf, chrootDir: string, client: KubeClient): Promise<BinaryFacts> {
   const binDir = effective.binDir;
   const shimPresent = await isExecutableFile(join(binDir, 'multus-shim'));
   let types: string[];
   try {
     types = pluginTypes(await clusterNetworkConfig(effective, client));
   } catch (error) {
-    return { binDir, shimPresent, plugins: [], clusterNetworkError: errorMessage(error) };
+    return { binDir, chrootDir, shimPresent, plugins: [], clusterNetworkError: errorMessage(error) };
   }
-  const plugins = await Promise.all(types.map(async (type) => ({ type, present: await isExecutableFile(join(binDir, type)) })));
-  return { binDir, shimPresent, plugins };
+  const plugins = await Promise.all(
+    types.map(async (type) => ({ type, present: (await isExecutableFile(join(binDir, type))) && (await runnableInRoot(chrootDir, join(binDir, type))) })),
+  );
+  return { binDir, chrootDir, shimPresent, plugins };
 }
 
 async function settle<T>(probe: Promise<T>): Promise<T | { error: string }> {
@@ -151,7 +153,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
   const cniDir = config.effective?.cniDir ?? (config.daemon?.cniDir !== undefined && config.daemon.cniDir !== '' ? config.daemon.cniDir : DEFAULT_CNI_DIR);
   const chrootDir = config.daemon?.chrootDir ?? '';
   const [binaries, delegateCache, resultCache, accessFacts, daemonSets, build, templates] = await Promise.all([
-    config.effective === undefined ? undefined : probeBinaries(config.effective, client),
+    config.effective === undefined ? undefined : probeBinaries(config.effective, chrootDir, client),
     probeStorage('delegate-cache-storage', 'the delegate cache (cniDir)', cniDir, mounts),
     probeStorage('result-cache-storage', 'the libcni result cache', options.resultCacheDir ?? cniDir, mounts),
     settle(reviewAccess(client)),
@@ -159,10 +161,11 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     buildIdentity(options.env),
     findSourceTemplates(client, { nodeName: options.nodeName, driverNamespace: options.driverNamespace }),
   ]);
-  const [plugins, delegateState, whereabouts, entryConfig, runningDaemon] = await Promise.all([
+  const [plugins, delegateState, whereabouts, routeTools, entryConfig, runningDaemon] = await Promise.all([
     config.effective === undefined ? undefined : probeManagedPlugins(config.effective.binDir, chrootDir, templates.templates),
     probeDelegateState(chrootDir, templates.templates, mounts),
     probeWhereabouts(chrootDir, templates.templates),
+    probeRouteTools(chrootDir),
     config.daemon === undefined ? undefined : entryConfigOwner(config.daemon, (await expectedEntryConfig(config.daemon)) ?? undefined),
     askDaemon(config.daemon, build),
   ]);
@@ -179,6 +182,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       templates,
       ...(plugins === undefined ? {} : { plugins }),
       ...(whereabouts === undefined ? {} : { whereabouts }),
+      routeTools,
       existingMultus: {
         daemonSets: names(isUpstreamMultus),
         entryConfig: entryConfig ?? { path: '', state: 'unknown', detail: 'daemon-config.json does not parse' },

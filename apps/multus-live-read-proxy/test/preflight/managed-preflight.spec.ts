@@ -6,7 +6,7 @@
 // and the build and settings the running daemon reports against the preflight's own.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DRIVER_API_VERSION, DRIVER_NAME, attributeKeys } from '@sriov-dra/contract';
@@ -124,6 +124,11 @@ beforeAll(async () => {
   await mkdir(join(hostRoot, 'var/lib/cni'), { recursive: true });
   await mkdir(join(hostRoot, '/etc/cni/net.d/whereabouts.d'), { recursive: true });
   await writeFile(join(hostRoot, WHEREABOUTS_KUBECONFIG), 'apiVersion: v1\nkind: Config\n');
+  // The host's nsenter, and its ip as a link whose absolute target exists only inside the host's root.
+  await installPlugins(join(hostRoot, 'usr/bin'), ['nsenter']);
+  await installPlugins(join(hostRoot, 'opt/iproute2'), ['ip']);
+  await mkdir(join(hostRoot, 'usr/sbin'), { recursive: true });
+  await symlink('/opt/iproute2/ip', join(hostRoot, 'usr/sbin/ip'));
 
   for (const namespace of [DRIVER_NAMESPACE, 'ai-workloads', 'infra']) await createNamespace(cp.adminClient, namespace);
   await cp.adminClient.create(resourceTypes.node, {
@@ -192,6 +197,7 @@ describe('preflight for managed shadows', () => {
       expect.stringContaining(join(hostRoot, '/var/lib/cni/rail-a')),
     ]);
     expect(check(checks, 'sriov-state-storage').message).toContain(join(hostRoot, '/var/lib/cni/sriov'));
+    expect(check(checks, 'default-route-tools').message).toBe(`a default-route change runs /usr/bin/nsenter and /usr/sbin/ip inside ${hostRoot}`);
   });
 
   it('fails a template’s IPAM plugin missing from binDir, and one missing only inside chrootDir', async () => {
@@ -213,6 +219,28 @@ describe('preflight for managed shadows', () => {
       );
     } finally {
       await installPlugins(join(hostRoot, binDir), ['host-local']);
+    }
+  });
+
+  it('fails a cluster network plugin missing inside chrootDir, and warns when ip is missing there', async () => {
+    const config = await node('no-bridge-in-root');
+    await unlink(join(hostRoot, binDir, 'bridge'));
+    await unlink(join(hostRoot, 'opt/iproute2/ip'));
+    try {
+      const checks = await preflight(config.config);
+      expect(check(checks, 'delegate-plugins')).toEqual({
+        id: 'delegate-plugins',
+        status: 'fail',
+        message: expect.stringContaining(`missing from ${binDir} or from that path inside ${hostRoot}, where delegates run: bridge`),
+      });
+      expect(check(checks, 'default-route-tools')).toEqual({
+        id: 'default-route-tools',
+        status: 'warn',
+        message: expect.stringContaining(`ip not found in /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin inside ${hostRoot}`),
+      });
+    } finally {
+      await installPlugins(join(hostRoot, binDir), ['bridge']);
+      await installPlugins(join(hostRoot, 'opt/iproute2'), ['ip']);
     }
   });
 

@@ -112,6 +112,7 @@ describe('preflight', () => {
       'build-identity': 'pass',
       'source-templates': 'pass',
       'managed-plugins': 'pass',
+      'default-route-tools': 'pass',
       'existing-multus-daemonset': 'pass',
       'entry-config-owner': 'pass',
       'running-daemon': 'pass',

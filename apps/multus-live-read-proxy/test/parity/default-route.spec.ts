@@ -12,8 +12,9 @@ import { resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import type { Daemon } from '../../src/daemon.ts';
 import { shimConfig, shimEnv, startFixtureDaemon } from '../daemon/daemon-fixture.ts';
-import { type NodeFixture, PRIMARY_BRIDGE, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
+import { NODE, type NodeFixture, PRIMARY_BRIDGE, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
 import { runShim } from '../server/multus-shim.ts';
+import { type UpstreamDaemon, grantUpstreamMultus, startUpstreamDaemon, upstreamNetnsPath } from '../upstream/upstream-daemon.ts';
 
 const NS = 'parity-gateway';
 /** The selections' host bridge, one per test process. */
@@ -23,6 +24,9 @@ let cp: ControlPlane;
 let node: NodeFixture;
 let daemon: Daemon;
 let socketDir: string;
+let token: string;
+let upstreamPod: { name: string; uid: string };
+let chrootedPod: { name: string; uid: string };
 
 async function createNad(name: string, subnet: string): Promise<void> {
   const config = {
@@ -59,8 +63,8 @@ function defaultRoutes(sandbox: string): string[] {
   );
 }
 
-async function cachedRoutes(network: string, containerID: string, ifName: string): Promise<unknown> {
-  const entry = JSON.parse(await readFile(join(node.cniDir, 'results', `${network}-${containerID}-${ifName}`), 'utf8')) as { result: { routes?: unknown } };
+async function cachedRoutes(network: string, containerID: string, ifName: string, cniDir = node.cniDir): Promise<unknown> {
+  const entry = JSON.parse(await readFile(join(cniDir, 'results', `${network}-${containerID}-${ifName}`), 'utf8')) as { result: { routes?: unknown } };
   return entry.result.routes;
 }
 
@@ -92,6 +96,10 @@ beforeAll(async () => {
   );
   await createNad('side', '10.245.9.0/24');
   await createNad('other', '10.245.10.0/24');
+  token = await grantUpstreamMultus(cp.adminClient);
+  // Before upstream's informers first list Pods, so its Pod cache is never stale.
+  upstreamPod = await podWithNetworks('gw-upstream', '[{"name":"side","default-route":["10.245.9.1"]}]');
+  chrootedPod = await podWithNetworks('gw-chrooted', '[{"name":"side","default-route":["10.245.9.1"]}]');
   ({ daemon, socketDir } = await startFixtureDaemon(node, { kubeconfig: cp.kubeconfig }));
 }, 120_000);
 
@@ -190,5 +198,71 @@ describe('default-route through the upstream shim', () => {
     } finally {
       sandbox.remove();
     }
+  });
+
+  it('with chrootDir (the chart’s host root; here this machine’s /) runs nsenter and ip from that root', async () => {
+    const chrooted = await startFixtureDaemon(node, {
+      kubeconfig: cp.kubeconfig,
+      dir: join(node.root, 'chrooted'),
+      metricsPort: -1,
+      config: { chrootDir: '/' },
+    });
+    const sandbox = createSandbox();
+    const env = (command: string): Record<string, string> => shimEnv(node, command, 'c-gw-chrooted', sandbox.path, { namespace: NS, ...chrootedPod });
+    try {
+      const add = await runShim(env('ADD'), shimConfig(chrooted.socketDir));
+      expect({ code: add.code, stderr: add.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(defaultRoutes(sandbox.name)).toEqual(['-4 10.245.9.1 net1']);
+      await runShim(env('DEL'), shimConfig(chrooted.socketDir));
+    } finally {
+      sandbox.remove();
+      await chrooted.daemon.stop();
+    }
+  });
+
+  describe('upstream multus-daemon v4.2.3 on the same request', () => {
+    let upstream: UpstreamDaemon;
+
+    beforeAll(async () => {
+      upstream = await startUpstreamDaemon({ dir: join(node.root, 'upstream'), node, nodeName: NODE, apiServer: cp.server, caCert: cp.caCert, token });
+    }, 120_000);
+
+    afterAll(async () => {
+      await upstream.stop();
+    });
+
+    it('rewrites its caches alike but leaves the sandbox’s routes as the plugins made them: its netlink reports a default route’s destination as 0.0.0.0/0, so DeleteDefaultGW removes nothing and the new route meets EEXIST, which it ignores', async () => {
+      const sandbox = createSandbox();
+      const env = (command: string): Record<string, string> =>
+        shimEnv(node, command, 'c-gw-upstream', upstreamNetnsPath(sandbox.name), { namespace: NS, ...upstreamPod });
+      try {
+        const add = await runShim(env('ADD'), shimConfig(upstream.socketDir));
+        expect({ code: add.code, stderr: add.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(defaultRoutes(sandbox.name)).toEqual(['-4 10.244.7.1 eth0']);
+        expect(await cachedRoutes('primary', 'c-gw-upstream', 'eth0', upstream.cniDir)).toBeUndefined();
+        expect(await cachedRoutes('side', 'c-gw-upstream', 'net1', upstream.cniDir)).toEqual([{ dst: '0.0.0.0/0', gw: '10.245.9.1' }]);
+        const delegates = JSON.parse(await readFile(join(upstream.cniDir, 'c-gw-upstream'), 'utf8')) as Record<string, unknown>[];
+        expect(
+          delegates.map((delegate) => [delegate['Name'], delegate['default-route'], delegate['IsFilterV4Gateway'], delegate['IsFilterV6Gateway']]),
+        ).toEqual([
+          ['primary', undefined, true, true],
+          [`${NS}/side`, ['10.245.9.1'], false, true],
+        ]);
+        // Its network-status reports the plugins' own results, as this daemon's does.
+        const pod = await cp.adminClient.get(resourceTypes.pod, { namespace: NS, name: upstreamPod.name });
+        const statuses = JSON.parse(pod.metadata.annotations?.[annotations.networkStatus] ?? '[]') as {
+          interface: string;
+          default?: boolean;
+          gateway?: string[];
+        }[];
+        expect(statuses.map((status) => [status.interface, status.default ?? false, status.gateway])).toEqual([
+          ['eth0', true, ['10.244.7.1']],
+          ['net1', false, undefined],
+        ]);
+        await runShim(env('DEL'), shimConfig(upstream.socketDir));
+      } finally {
+        sandbox.remove();
+      }
+    });
   });
 });

@@ -174,6 +174,35 @@ describe('charts/sriov-dra under Helm v4', () => {
     expect(hostRoot('--set', 'multus-live-read-proxy.chrootDir=')).toEqual({ chrootDir: undefined, volume: undefined, mount: undefined });
   });
 
+  it('mounts the kubelet’s pod-resources directory read-only into the Multus daemon and names its socket in daemon-config.json', () => {
+    const podResources = (...args: string[]) => {
+      const objects = template('infra', ...args);
+      const config = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === 'multus-live-read-proxy-config') as
+        | { data: Record<string, string> }
+        | undefined;
+      const pod = (
+        objects.find((object) => object.kind === 'DaemonSet' && object.metadata.name === 'multus-live-read-proxy') as
+          | { spec: { template: { spec: { containers: { volumeMounts: { name: string }[] }[]; volumes: { name: string }[] } } } }
+          | undefined
+      )?.spec.template.spec;
+      return {
+        socket: (JSON.parse(config?.data['daemon-config.json'] ?? '{}') as { podResourcesSocket?: string }).podResourcesSocket,
+        volume: pod?.volumes.find((candidate) => candidate.name === 'pod-resources'),
+        mount: pod?.containers[0]?.volumeMounts.find((mount) => mount.name === 'pod-resources'),
+      };
+    };
+    expect(podResources()).toEqual({
+      socket: '/var/lib/kubelet/pod-resources/kubelet.sock',
+      volume: { name: 'pod-resources', hostPath: { path: '/var/lib/kubelet/pod-resources', type: 'DirectoryOrCreate' } },
+      mount: { name: 'pod-resources', mountPath: '/var/lib/kubelet/pod-resources', readOnly: true },
+    });
+    expect(podResources('--set', 'multus-live-read-proxy.host.podResourcesDir=/run/kubelet/pod-resources')).toMatchObject({
+      socket: '/run/kubelet/pod-resources/kubelet.sock',
+      volume: { hostPath: { path: '/run/kubelet/pod-resources' } },
+      mount: { mountPath: '/run/kubelet/pod-resources', readOnly: true },
+    });
+  });
+
   it('renders nothing of a component switched off', () => {
     const components = ['dra-driver', 'multus-live-read-proxy', 'node-policy-operator'];
     const workloads = (...off: string[]) =>
@@ -197,6 +226,7 @@ describe('charts/sriov-dra under Helm v4', () => {
     ['a relative host path', 'dra-driver.host.kubeletDir=var/lib/kubelet', "at '/host/kubeletDir'"],
     ['a delegate cache on a relative path', 'multus-live-read-proxy.host.cacheDir=cache', "at '/host/cacheDir'"],
     ['a relative chroot directory', 'multus-live-read-proxy.chrootDir=hostroot', "at '/chrootDir'"],
+    ['a relative pod-resources directory', 'multus-live-read-proxy.host.podResourcesDir=pod-resources', "at '/host/podResourcesDir'"],
     ['an operator namespace Kubernetes would refuse', 'node-policy-operator.operatorNamespace=SRIOV', "at '/operatorNamespace'"],
   ])('refuses %s through the values schema, naming the field', (_case, value, message) => {
     const run = helm('template', 'sriov-dra', CHART, '--set', value);

@@ -31,7 +31,13 @@ describe('parseDaemonConfig', () => {
       logToStderr: false,
       metricsPort: undefined,
       liveNetworkConfigOnAdd: false,
+      podResourcesSocket: '/var/lib/kubelet/pod-resources/kubelet.sock',
     });
+  });
+
+  it('reads podResourcesSocket, this daemon’s own key, and refuses a value that is not a string', () => {
+    expect(daemon('{"podResourcesSocket":"/run/kubelet/pod-resources/kubelet.sock"}').podResourcesSocket).toBe('/run/kubelet/pod-resources/kubelet.sock');
+    expect(() => daemon('{"podResourcesSocket":1}')).toThrow('podResourcesSocket');
   });
 
   it('reads the documented keys of a typical thick-mode file and keeps its raw bytes', () => {

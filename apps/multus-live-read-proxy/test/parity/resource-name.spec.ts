@@ -4,7 +4,7 @@
 // plugin is the node fixture's recording stand-in. The same Pod goes through this daemon and through
 // upstream multus-daemon v4.2.3 on the same socket, and each delegate's stdin is compared between them.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
@@ -21,8 +21,10 @@ const RAIL = 'intel.com/sriov_rail';
 const CLAIM = 'nic-claim';
 const RAIL_DEVICES = ['0000:3b:00.2', '0000:3b:00.3'];
 const CDI_DEVICE = '0000:87:00.4';
+const FILE_RESOURCE = 'intel.com/sriov_file';
+const FILE_DEVICE = '0000:5e:00.1';
 
-/** Each NAD and its configuration; `pairs` selects them in this order (interfaces net1 … net5). */
+/** Each NAD and its configuration; `pairs` selects them in this order (interfaces net1 … net6). */
 const NADS: readonly { readonly name: string; readonly resourceName?: string; readonly config: unknown }[] = [
   { name: 'sriov-a', resourceName: RAIL, config: { cniVersion: '1.0.0', name: 'sriov-a', type: 'sriov', capabilities: { deviceID: true }, vlan: 100 } },
   // A list: upstream puts the device on every plugin.
@@ -31,6 +33,8 @@ const NADS: readonly { readonly name: string; readonly resourceName?: string; re
   // The rail's two devices are taken by then.
   { name: 'sriov-c', resourceName: RAIL, config: { cniVersion: '1.0.0', name: 'sriov-c', type: 'sriov', capabilities: { deviceID: true } } },
   { name: 'nodev-net', resourceName: 'intel.com/absent', config: { cniVersion: '1.0.0', name: 'nodev-net', type: 'sriov', capabilities: { deviceID: true } } },
+  // No spec.config: the configuration is confDir's file of that name, and the device goes into it.
+  { name: 'file-net', resourceName: FILE_RESOURCE, config: undefined },
 ];
 
 let cp: ControlPlane;
@@ -82,11 +86,16 @@ beforeAll(async () => {
           namespace: NS,
           ...(nad.resourceName === undefined ? {} : { annotations: { [annotations.resourceName]: nad.resourceName } }),
         },
-        spec: { config: JSON.stringify(nad.config) },
+        ...(nad.config === undefined ? {} : { spec: { config: JSON.stringify(nad.config) } }),
       },
       { namespace: NS },
     );
   }
+  // After the primary network in name order, so upstream's auto mode still takes the primary as the cluster network.
+  await writeFile(
+    join(node.confDir, '90-file-net.conf'),
+    JSON.stringify({ cniVersion: '1.0.0', name: 'file-net', type: 'sriov', capabilities: { deviceID: true } }),
+  );
   pairs = await createPod(cp.adminClient, NS, 'pairs');
   pairs = await cp.adminClient.patch(
     resourceTypes.pod,
@@ -137,7 +146,13 @@ beforeAll(async () => {
             },
           ],
         },
-        { name: 'sidecar', devices: [{ resourceName: RAIL, deviceIds: [RAIL_DEVICES[1] ?? ''] }] },
+        {
+          name: 'sidecar',
+          devices: [
+            { resourceName: RAIL, deviceIds: [RAIL_DEVICES[1] ?? ''] },
+            { resourceName: FILE_RESOURCE, deviceIds: [FILE_DEVICE] },
+          ],
+        },
       ],
     },
   ];
@@ -186,6 +201,7 @@ describe('resourceName NADs with the kubelet’s PodResources, as upstream Multu
       `ADD net3 ${CDI_DEVICE} ${CDI_DEVICE}`,
       'ADD net4 undefined undefined',
       'ADD net5 undefined undefined',
+      `ADD net6 ${FILE_DEVICE} ${FILE_DEVICE}`,
     ]);
     // The device reaches the plugin as upstream's capability argument too, only where there is one.
     expect(oursAdd.map((call) => call.stdin['runtimeConfig'])).toEqual([
@@ -194,6 +210,7 @@ describe('resourceName NADs with the kubelet’s PodResources, as upstream Multu
       { deviceID: CDI_DEVICE },
       undefined,
       undefined,
+      { deviceID: FILE_DEVICE },
     ]);
     // The NAD's own bytes keep their order; the device's keys follow them (libcni adds runtimeConfig last).
     expect(Object.keys(oursAdd[0]?.stdin ?? {})).toEqual(['cniVersion', 'name', 'type', 'capabilities', 'vlan', 'deviceID', 'pciBusID', 'runtimeConfig']);
@@ -204,6 +221,7 @@ describe('resourceName NADs with the kubelet’s PodResources, as upstream Multu
       `${NS}/dra-net ${CDI_DEVICE} ${CLAIM}`,
       `${NS}/sriov-c - -`,
       `${NS}/nodev-net - -`,
+      `${NS}/file-net ${FILE_DEVICE} ${FILE_RESOURCE}`,
     ]);
   });
 

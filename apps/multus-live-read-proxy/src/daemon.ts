@@ -140,7 +140,10 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
   let server: DaemonServer | undefined;
   let health: HealthServer | undefined;
   let entryConfig: EntryConfigWriter | undefined;
+  const cniDir = daemonCniDir(config);
   try {
+    // Teardowns left pending by an earlier process resume before any request can touch their containers.
+    await teardowns.resume(cniDir);
     server = await startDaemonServer({
       socketDir: config.socketDir,
       handler: createCniHandler({ settingsFor: requestSettings, shared, client, logger, metrics, teardowns }),
@@ -166,6 +169,7 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
     await informers;
     await health?.close();
     await server?.close();
+    await teardowns.stop();
     client.close();
     throw error;
   }
@@ -179,13 +183,9 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
     },
     'daemon serving',
   );
-  // Teardowns left pending by an earlier process, then the DELs missed while no daemon served the node;
-  // in the background, since the API server may be slow to answer right after a node's reboot.
-  const cniDir = daemonCniDir(config);
-  const catchUp = (async () => {
-    await teardowns.resume(cniDir);
-    await catchUpGonePods(cniDir, { client, teardowns, logger }, running.signal);
-  })().catch((error: unknown) => {
+  // The DELs missed while no daemon served the node, in the background: the API server may be slow to
+  // answer right after a node's reboot.
+  const catchUp = catchUpGonePods(cniDir, { client, teardowns, logger }, running.signal).catch((error: unknown) => {
     if (running.signal.aborted) return;
     logger.error({ err: error, cniDir }, 'start-up teardown catch-up failed; pending teardowns are retried at the next DEL or start');
   });
@@ -205,8 +205,9 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
       await health?.close();
       running.abort();
       await informers;
-      await catchUp;
+      // Aborts a teardown the catch-up is running, so the catch-up ends too.
       await teardowns.stop();
+      await catchUp;
       client.close();
     },
   };

@@ -64,7 +64,7 @@ export class DaemonMetrics {
     });
     this.teardownReplays = new Counter({
       name: 'sriov_dra_multus_teardown_replays_total',
-      help: 'Attempts of a pending teardown (every cached delegate DELed again), by trigger (retry, start, runtime-del, add-rollback, pod-gone, gc) and result (success, failure).',
+      help: 'Attempts of a pending teardown (every cached delegate DELed again), by trigger (retry, start, runtime-del, pod-gone, gc) and result (success, failure).',
       labelNames: ['trigger', 'result'],
       registers,
     });

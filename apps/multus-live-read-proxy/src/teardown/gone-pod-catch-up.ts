@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type KubeClient, type KubeObject, isApiError, isTransient, resourceTypes, withRetry } from '@sriov-dra/k8s';
 import { isContainerID } from '../cache/delegate-cache.ts';
 import { describePod } from './pod-identity.ts';
-import { listAttachmentRecords, loadAttachmentRecord, loadTeardownRecord, removeAttachmentRecord } from './teardown-store.ts';
+import { loadAttachmentRecord, loadTeardownRecord } from './teardown-store.ts';
 import type { TeardownWorker } from './teardown-worker.ts';
 
 /** A transient API failure (timeout, 429, 5xx) is retried briefly; anything else leaves the container alone. */
@@ -49,19 +49,11 @@ async function podGone(client: KubeClient, pod: { namespace: string; name: strin
  * nothing reaches the daemon): every cached container whose Pod is really gone — one live GET each, at
  * start only — is torn down through the worker with the inputs its ADD recorded. A Pod that still exists
  * is left alone, as is a cache without an attachment record (written by upstream Multus or an earlier
- * release: no Pod identity to check, no DEL inputs) and a static Pod's. Attachment records whose cache is
- * gone (upstream Multus deleted it, or a crash between the two writes) are removed.
+ * release: no Pod identity to check, no DEL inputs) and a static Pod's.
  */
 export async function catchUpGonePods(cniDir: string, effects: CatchUpEffects, signal: AbortSignal): Promise<void> {
   const { logger } = effects;
-  const cached = await cachedContainers(cniDir);
-  const withCache = new Set(cached);
-  for (const containerID of await listAttachmentRecords(cniDir)) {
-    if (withCache.has(containerID) || (await loadTeardownRecord(cniDir, containerID).catch(() => 'corrupt')) !== undefined) continue;
-    await removeAttachmentRecord(cniDir, containerID);
-    logger.info({ containerID }, 'attachment record without a delegate cache removed: nothing is left to delete');
-  }
-  for (const containerID of cached) {
+  for (const containerID of await cachedContainers(cniDir)) {
     signal.throwIfAborted();
     try {
       // A pending teardown is the worker's already.

@@ -172,11 +172,19 @@ export class TeardownWorker {
   }
 
   /**
-   * At start: every pending teardown in cniDir is attempted now (in the background, one at a time per
-   * container). A record that does not decode is logged and counted, and stays as it is with its cache.
+   * At start, before the daemon serves: attachment records whose delegate cache is gone (upstream Multus
+   * deleted it, or a crash between the two writes of an ADD) are removed, and every pending teardown in
+   * cniDir is attempted now (in the background, one at a time per container). A record that does not
+   * decode is logged and counted, and stays as it is with its cache.
    */
   async resume(cniDir: string): Promise<void> {
-    for (const containerID of await listTeardownRecords(cniDir)) {
+    const pending = await listTeardownRecords(cniDir);
+    for (const containerID of await listAttachmentRecords(cniDir)) {
+      if (pending.includes(containerID) || (await loadDelegates(cniDir, containerID).catch(() => [])) !== undefined) continue;
+      await removeAttachmentRecord(cniDir, containerID);
+      this.options.logger.info({ containerID }, 'attachment record without a delegate cache removed: nothing is left to delete');
+    }
+    for (const containerID of pending) {
       this.track(cniDir, containerID);
       this.schedule(cniDir, containerID, 0, 'start');
     }

@@ -110,6 +110,36 @@ describe('a delegate DEL that fails, through the upstream shim', () => {
     }
   }, 120_000);
 
+  it('is replayed at once when the runtime sends DEL again while the teardown is pending', async () => {
+    const ours = await start('again', { initialMs: 3_600_000, maxMs: 3_600_000 });
+    const faulty = await writeFaultyBridge(node, 'faulty-e', ours.cniDir);
+    await createFaultyNad(cp.adminClient, node, NS, 'faulty-e-net', 'faulty-e', '10.250.6.0/24');
+    const pod = await createSelectingPod(cp.adminClient, NS, 'again', 'faulty-e-net');
+    const who = { namespace: NS, name: 'again', uid: pod.metadata.uid };
+    const sandbox = createSandbox();
+    try {
+      expect((await runShim(shimEnv(node, 'ADD', 'c-again', sandbox.path, who), shimConfig(ours.socketDir))).code).toBe(0);
+      await failDels(node, 'c-again', 1);
+      expect((await runShim(shimEnv(node, 'DEL', 'c-again', sandbox.path, who), shimConfig(ours.socketDir))).code).toBe(0);
+      expect(stateFiles(ours.cniDir, 'c-again').teardown).toBe(true);
+      // The next retry is an hour away; the runtime's DEL does not wait for it.
+      expect((await runShim(shimEnv(node, 'DEL', 'c-again', sandbox.path, who), shimConfig(ours.socketDir))).code).toBe(0);
+      expect({
+        dels: faulty.dels('c-again').map(({ n }) => n),
+        leases: leases(node, 'faulty-e-net', 'c-again'),
+        files: stateFiles(ours.cniDir, 'c-again'),
+      }).toEqual({
+        dels: [1, 2],
+        leases: [],
+        files: { cache: false, attachment: false, teardown: false },
+      });
+      expect(await metricValue(ours.daemon, 'sriov_dra_multus_teardown_replays_total', { trigger: 'runtime-del', result: 'success' })).toBe(1);
+    } finally {
+      sandbox.remove();
+      await stop(ours);
+    }
+  }, 120_000);
+
   it('is replayed at start by a daemon that restarts while the teardown is pending', async () => {
     // The first daemon would wait an hour before its first retry.
     const first = await start('restart', { initialMs: 3_600_000, maxMs: 3_600_000 });

@@ -137,11 +137,12 @@ export async function probeWhereabouts(chrootDir: string, templates: readonly So
   if (configs.length === 0) return undefined;
   const root = chrootDir === '' ? '/' : chrootDir;
   const kubeconfigs = new Map<string, { path: string; from: string; readable: boolean }>();
+  const unnamed = new Set<string>();
   for (const config of configs) {
     const named =
       config.kubeconfig !== '' ? { path: config.kubeconfig, from: `named by ${config.nad}` } : await flatFileKubeconfig(root, config.configurationPath);
-    if (named === undefined || kubeconfigs.has(named.path)) continue;
-    kubeconfigs.set(named.path, { ...named, readable: await readable(join(root, named.path)) });
+    if (named === undefined) unnamed.add(config.nad);
+    else if (!kubeconfigs.has(named.path)) kubeconfigs.set(named.path, { ...named, readable: await readable(join(root, named.path)) });
   }
-  return { root, kubeconfigs: [...kubeconfigs.values()] };
+  return { root, kubeconfigs: [...kubeconfigs.values()], unnamed: [...unnamed] };
 }

@@ -33,6 +33,7 @@ const HEALTHY: ManagedFacts = {
   whereabouts: {
     root: '/hostroot',
     kubeconfigs: [{ path: '/etc/cni/net.d/whereabouts.d/whereabouts.kubeconfig', from: '/etc/cni/net.d/whereabouts.d/whereabouts.conf', readable: true }],
+    unnamed: [],
   },
   routeTools: {
     root: '/hostroot',
@@ -135,17 +136,21 @@ describe('evaluateManaged', () => {
 
   describe('whereabouts-kubeconfig', () => {
     it('fails a kubeconfig delegates cannot read where they run', () => {
-      const facts = { ...HEALTHY, whereabouts: { root: '/', kubeconfigs: [{ path: '/etc/wb.kubeconfig', from: 'named by a/b', readable: false }] } };
+      const facts = {
+        ...HEALTHY,
+        whereabouts: { root: '/', kubeconfigs: [{ path: '/etc/wb.kubeconfig', from: 'named by a/b', readable: false }], unnamed: [] },
+      };
       const check = only(facts, 'whereabouts-kubeconfig');
       expect(check.status).toBe('fail');
-      expect(check.message).toContain('/etc/wb.kubeconfig (named by a/b), which delegates running in / cannot read');
+      expect(check.message).toContain('/etc/wb.kubeconfig (named by a/b) cannot be read by delegates running in /');
       expect(check.message).toContain('set chrootDir to where the host root is mounted');
     });
 
-    it('fails when no kubeconfig is named at all', () => {
-      expect(only({ ...HEALTHY, whereabouts: { root: '/hostroot', kubeconfigs: [] } }, 'whereabouts-kubeconfig')).toEqual({
+    it('fails a template for which no kubeconfig is named, even beside one that is', () => {
+      const whereabouts = { ...HEALTHY.whereabouts, root: '/hostroot', kubeconfigs: HEALTHY.whereabouts?.kubeconfigs ?? [], unnamed: ['infra/rail-c-net'] };
+      expect(only({ ...HEALTHY, whereabouts }, 'whereabouts-kubeconfig')).toEqual({
         status: 'fail',
-        message: expect.stringContaining('install Whereabouts on the node'),
+        message: expect.stringContaining('infra/rail-c-net names no kubeconfig and no whereabouts.conf in /hostroot does'),
       });
     });
 

@@ -56,6 +56,8 @@ export interface WhereaboutsFacts {
   /** The root delegates run in: chrootDir, or '/' . */
   readonly root: string;
   readonly kubeconfigs: readonly { readonly path: string; readonly from: string; readonly readable: boolean }[];
+  /** Templates whose whereabouts names no kubeconfig while no flat file in the root names one either. */
+  readonly unnamed: readonly string[];
 }
 
 export type EntryConfigFacts =
@@ -142,18 +144,15 @@ function pluginsCheck(facts: ManagedPluginFacts): PreflightCheck {
 function whereaboutsCheck(facts: WhereaboutsFacts): PreflightCheck {
   const id = 'whereabouts-kubeconfig';
   const unreadable = facts.kubeconfigs.filter((entry) => !entry.readable);
-  if (facts.kubeconfigs.length === 0) {
+  const problems = [
+    ...facts.unnamed.map((nad) => `${nad} names no kubeconfig and no whereabouts.conf in ${facts.root} does`),
+    ...unreadable.map((entry) => `${entry.path} (${entry.from}) cannot be read by delegates running in ${facts.root}`),
+  ];
+  if (problems.length > 0) {
     return {
       id,
       status: 'fail',
-      message: `a source template uses whereabouts, which keeps its allocations in the API (IPPools) and needs a kubeconfig, but neither the template nor a whereabouts.conf in ${facts.root} names one: install Whereabouts on the node (its DaemonSet writes both)`,
-    };
-  }
-  if (unreadable.length > 0) {
-    return {
-      id,
-      status: 'fail',
-      message: `whereabouts keeps its allocations in the API (IPPools) and reaches it through ${unreadable.map((entry) => `${entry.path} (${entry.from})`).join(', ')}, which delegates running in ${facts.root} cannot read: install Whereabouts on the node${facts.root === '/' ? ', or set chrootDir to where the host root is mounted' : ''}`,
+      message: `whereabouts keeps its allocations in the API (IPPools) and reaches it through a kubeconfig: ${problems.join('; ')}. Install Whereabouts on the node (its DaemonSet writes both files)${facts.root === '/' ? ', or set chrootDir to where the host root is mounted' : ''}`,
     };
   }
   return {

@@ -21,6 +21,9 @@ import { TEST_COMMIT, TEST_ENV, check, installPlugins, startNodeDaemon, testIden
 const DRIVER_NAMESPACE = 'sriov-dra';
 /** A path no machine running this test has outside the test's own root. */
 const WHEREABOUTS_KUBECONFIG = '/etc/cni/net.d/whereabouts.d/preflight-test.kubeconfig';
+/** Whereabouts' own flat file, and the kubeconfig it names for templates that name none. */
+const WHEREABOUTS_FLAT_FILE = '/etc/cni/net.d/whereabouts.d/whereabouts.conf';
+const FLAT_KUBECONFIG = '/etc/cni/net.d/whereabouts.d/preflight-test-flat.kubeconfig';
 const OTHER_COMMIT = 'fedcba9876543210fedcba9876543210fedcba98';
 
 let cp: ControlPlane;
@@ -124,6 +127,8 @@ beforeAll(async () => {
   await mkdir(join(hostRoot, 'var/lib/cni'), { recursive: true });
   await mkdir(join(hostRoot, '/etc/cni/net.d/whereabouts.d'), { recursive: true });
   await writeFile(join(hostRoot, WHEREABOUTS_KUBECONFIG), 'apiVersion: v1\nkind: Config\n');
+  await writeFile(join(hostRoot, WHEREABOUTS_FLAT_FILE), JSON.stringify({ datastore: 'kubernetes', kubernetes: { kubeconfig: FLAT_KUBECONFIG } }));
+  await writeFile(join(hostRoot, FLAT_KUBECONFIG), 'apiVersion: v1\nkind: Config\n');
   // The host's nsenter, and its ip as a link whose absolute target exists only inside the host's root.
   await installPlugins(join(hostRoot, 'usr/bin'), ['nsenter']);
   await installPlugins(join(hostRoot, 'opt/iproute2'), ['ip']);
@@ -174,6 +179,24 @@ beforeAll(async () => {
       { type: 'tuning', sysctl: {} },
     ],
   });
+  // Another DeviceClass's template leaves Whereabouts' kubeconfig to its flat file.
+  await cp.adminClient.create(resourceTypes.deviceClass, {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'DeviceClass',
+    metadata: { name: 'sriov-rail-c' },
+    spec: {
+      selectors: [{ cel: { expression: `device.driver == "${DRIVER_NAME}"` } }],
+      config: [
+        {
+          opaque: {
+            driver: DRIVER_NAME,
+            parameters: { apiVersion: DRIVER_API_VERSION, kind: 'VfConfig', netAttachDefName: 'rail-c-net', netAttachDefNamespace: 'infra' },
+          },
+        },
+      ],
+    },
+  });
+  await nad('infra', 'rail-c-net', { cniVersion: '1.0.0', name: 'rail-c-net', type: 'sriov', ipam: { type: 'whereabouts', range: '203.0.113.0/24' } });
   reader = await serviceAccountClient('multus-live-read-proxy', [...DAEMON_RULES, ...TEMPLATE_READ_RULES]);
 }, 180_000);
 
@@ -190,7 +213,7 @@ describe('preflight for managed shadows', () => {
     expect(check(checks, 'source-templates').message).toContain('ai-workloads/rail-a-net (IPAM host-local), infra/rail-b-net (IPAM whereabouts)');
     expect(check(checks, 'source-templates').message).not.toContain('rail-x-net');
     expect(check(checks, 'managed-plugins').message).toContain(`run chrooted into ${hostRoot}: sriov, tuning, host-local, whereabouts`);
-    expect(check(checks, 'whereabouts-kubeconfig').message).toContain(WHEREABOUTS_KUBECONFIG);
+    expect(check(checks, 'whereabouts-kubeconfig').message).toContain(`${WHEREABOUTS_KUBECONFIG}, ${FLAT_KUBECONFIG}`);
     const hostLocal = checks.filter((entry) => entry.id === 'host-local-state-storage').map((entry) => entry.message);
     expect(hostLocal).toEqual([
       expect.stringContaining(join(hostRoot, '/var/lib/cni/networks')),
@@ -206,7 +229,7 @@ describe('preflight for managed shadows', () => {
     try {
       const missing = check(await preflight(config.config), 'managed-plugins');
       expect(missing.status).toBe('fail');
-      expect(missing.message).toContain(`${binDir}/whereabouts (IPAM of infra/rail-b-net)`);
+      expect(missing.message).toContain(`${binDir}/whereabouts (IPAM of infra/rail-b-net, IPAM of infra/rail-c-net)`);
     } finally {
       await installPlugins(binDir, ['whereabouts']);
     }
@@ -250,8 +273,33 @@ describe('preflight for managed shadows', () => {
     expect(check(checks, 'whereabouts-kubeconfig')).toEqual({
       id: 'whereabouts-kubeconfig',
       status: 'fail',
-      message: expect.stringContaining(`${WHEREABOUTS_KUBECONFIG} (named by infra/rail-b-net), which delegates running in / cannot read`),
+      message: expect.stringContaining(`${WHEREABOUTS_KUBECONFIG} (named by infra/rail-b-net) cannot be read by delegates running in /`),
     });
+  });
+
+  it('fails the kubeconfig Whereabouts’ flat file names when delegates cannot read it, and a template no file names one for', async () => {
+    await unlink(join(hostRoot, FLAT_KUBECONFIG));
+    try {
+      const checks = await preflight((await node('no-flat-kubeconfig')).config);
+      expect(check(checks, 'whereabouts-kubeconfig')).toEqual({
+        id: 'whereabouts-kubeconfig',
+        status: 'fail',
+        message: expect.stringContaining(`${FLAT_KUBECONFIG} (${WHEREABOUTS_FLAT_FILE}) cannot be read by delegates running in ${hostRoot}`),
+      });
+    } finally {
+      await writeFile(join(hostRoot, FLAT_KUBECONFIG), 'apiVersion: v1\nkind: Config\n');
+    }
+    await rm(join(hostRoot, WHEREABOUTS_FLAT_FILE));
+    try {
+      const checks = await preflight((await node('no-flat-file')).config);
+      expect(check(checks, 'whereabouts-kubeconfig')).toEqual({
+        id: 'whereabouts-kubeconfig',
+        status: 'fail',
+        message: expect.stringContaining(`infra/rail-c-net names no kubeconfig and no whereabouts.conf in ${hostRoot} does`),
+      });
+    } finally {
+      await writeFile(join(hostRoot, WHEREABOUTS_FLAT_FILE), JSON.stringify({ datastore: 'kubernetes', kubernetes: { kubeconfig: FLAT_KUBECONFIG } }));
+    }
   });
 
   it('reports the template reads a restricted ServiceAccount is refused as their own failure', async () => {

@@ -11,6 +11,7 @@ import {
   parseStrictJson,
   serializeJson,
 } from '@sriov-dra/contract';
+import { goFoldEqual } from '@sriov-dra/cni-render';
 import { type GuardNad, type GuardPod, type NadReference, type VerifiedShadow, verifyManagedShadow } from '../guard/managed-shadow-guard.ts';
 
 /**
@@ -71,7 +72,8 @@ export function delegateConfigFromNad(
   const device = resourceName === undefined ? {} : { device: { resourceName, deviceID: devices.take(resourceName) } };
   const config = nad.spec?.config ?? '';
   if (config === '') return ok({ kind: 'conf-file', name: nad.metadata.name, ...device });
-  const cniArgs = selection?.raw.get('cni-args');
+  // Go's decoder takes "CNI-Args" as cni-args; the parser refuses two members folding to one field.
+  const cniArgs = selection === undefined ? undefined : [...selection.raw].find(([member]) => goFoldEqual(member, 'cni-args'))?.[1];
   const named = ensureName(config, nad.metadata.name, object);
   if (!named.ok) return named;
   const withDevice = injectDeviceID(named.value, device.device?.deviceID ?? '', object);

@@ -1,5 +1,5 @@
 import { serializeJson } from '@sriov-dra/contract';
-import type { NetworkSelection } from '@sriov-dra/cni-render';
+import { type NetworkSelection, goFoldEqual } from '@sriov-dra/cni-render';
 
 /** What one network selection asks of its delegate at run time (Multus's DelegateNetConf requests). */
 export interface DelegateRequests {
@@ -27,8 +27,10 @@ export function runtimeCapabilities(config: Buffer): Record<string, unknown> {
 
 /** A selection's requests, as Multus's LoadDelegateNetConf copies them from the NetworkSelectionElement. */
 export function selectionRequests(selection: NetworkSelection): DelegateRequests {
+  // Go's decoder matches a member to its field case-insensitively ("PortMappings" is portMappings); the parser
+  // refuses two members folding to one field, so at most one matches.
   const plain = (key: string): unknown => {
-    const value = selection.raw.get(key);
+    const value = [...selection.raw].find(([member]) => goFoldEqual(member, key))?.[1];
     return value === undefined || value === null ? undefined : (JSON.parse(serializeJson(value)) as unknown);
   };
   return {

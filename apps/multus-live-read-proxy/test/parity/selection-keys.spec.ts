@@ -2,7 +2,7 @@
 // same node and the same requests: `interface` (CNI_IFNAME, net<n> when unnamed), `cni-args` (merged into the
 // configuration's args.cni), `ips`, `mac`, `infiniband-guid`, `bandwidth` and `portMappings` (runtimeConfig,
 // only for a plugin declaring the capability, as libcni does; IP and MAC also as legacy CNI_ARGS), and the
-// runtime's own runtimeConfig from the shim's configuration.
+// runtime's own runtimeConfig from the shim's configuration; keys in another case count as Go decodes them.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
@@ -70,6 +70,17 @@ beforeAll(async () => {
     });
     await pod(admin, 'declares-all', [{ name: 'rec-all', interface: 'sel0', ...REQUESTS, 'cni-args': { foo: 'bar', count: 3 } }]);
     await pod(admin, 'declares-none', [{ name: 'rec-none', ...REQUESTS }, { name: 'rec-none' }]);
+    await pod(admin, 'folded-keys', [
+      {
+        name: 'rec-all',
+        Interface: 'fold0',
+        IPS: REQUESTS.ips,
+        Mac: REQUESTS.mac,
+        PortMappings: REQUESTS.portMappings,
+        BANDWIDTH: REQUESTS.bandwidth,
+        'CNI-Args': { folded: true },
+      },
+    ]);
     await pod(admin, 'declares-some', [{ name: 'rec-list', interface: 'sel9', ...REQUESTS, 'cni-args': { foo: 'list' } }]);
   });
 }, 180_000);
@@ -109,6 +120,18 @@ describe('selection keys, compared with upstream multus-daemon v4.2.3', () => {
       ['ips'],
       ['mac', 'portMappings'],
     ]);
+  });
+
+  it('keys spelled in another case reach the delegate as Go decodes them, as the keys they fold to', async () => {
+    const outcome = expectSame(await parity.addThroughBoth(podNamed('folded-keys')));
+    expect(outcome.code).toBe(0);
+    const [call] = outcome.calls;
+    const stdin = (call?.stdin ?? {}) as { runtimeConfig?: Record<string, unknown>; args?: { cni?: unknown } };
+    expect({ ifName: call?.ifName, runtimeConfig: Object.keys(stdin.runtimeConfig ?? {}).sort(), cniArgs: stdin.args?.cni }).toEqual({
+      ifName: 'fold0',
+      runtimeConfig: ['bandwidth', 'ips', 'mac', 'portMappings'],
+      cniArgs: { folded: true },
+    });
   });
 
   it('the runtime’s runtimeConfig from the shim’s configuration reaches the selection under its own requests', async () => {

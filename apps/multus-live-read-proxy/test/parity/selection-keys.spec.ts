@@ -1,6 +1,6 @@
 // What a network selection hands its delegate, compared call by call with upstream multus-daemon v4.2.3 on the
 // same node and the same requests: `interface` (CNI_IFNAME, net<n> when unnamed), `cni-args` (merged into the
-// configuration's args.cni), `ips`, `mac`, `infiniband-guid`, `bandwidth` and `portMappings` (runtimeConfig,
+// configuration's args.cni), `ips`, `mac`, `infiniband-guid`, `bandwidth`, `portMappings` and `deviceID` (runtimeConfig,
 // only for a plugin declaring the capability, as libcni does; IP and MAC also as legacy CNI_ARGS), and the
 // runtime's own runtimeConfig from the shim's configuration; keys in another case count as Go decodes them.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -10,13 +10,14 @@ import { createPod } from '../pipeline/node-fixture.ts';
 import { type Outcome, type ParityNode, type ParityPod, startParityNode } from './upstream-parity.ts';
 
 const NS = 'parity-keys';
-const ALL_CAPABILITIES = { ips: true, mac: true, infinibandGUID: true, bandwidth: true, portMappings: true };
+const ALL_CAPABILITIES = { ips: true, mac: true, infinibandGUID: true, bandwidth: true, portMappings: true, deviceID: true };
 const REQUESTS = {
   ips: ['192.0.2.20/24'],
   mac: '02:00:00:00:00:01',
   'infiniband-guid': '00:11:22:33:44:55:66:77',
   bandwidth: { ingressRate: 1000, ingressBurst: 100, egressRate: 2000, egressBurst: 200 },
   portMappings: [{ hostPort: 8080, containerPort: 80, protocol: 'tcp' }],
+  deviceID: '0000:03:00.7',
 };
 
 let parity: ParityNode;
@@ -97,7 +98,7 @@ describe('selection keys, compared with upstream multus-daemon v4.2.3', () => {
     const stdin = (call?.stdin ?? {}) as { runtimeConfig?: Record<string, unknown>; args?: { cni?: unknown } };
     expect({ ifName: call?.ifName, runtimeConfig: Object.keys(stdin.runtimeConfig ?? {}).sort(), cniArgs: stdin.args?.cni }).toEqual({
       ifName: 'sel0',
-      runtimeConfig: ['bandwidth', 'infinibandGUID', 'ips', 'mac', 'portMappings'],
+      runtimeConfig: ['bandwidth', 'deviceID', 'infinibandGUID', 'ips', 'mac', 'portMappings'],
       cniArgs: { foo: 'bar', count: 3 },
     });
     expect(call?.args).toContain(';IP=192.0.2.20/24');

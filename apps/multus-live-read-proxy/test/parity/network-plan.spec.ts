@@ -66,6 +66,7 @@ beforeAll(async () => {
     await pod(admin, 'overridden', { [DEFAULT_NETWORK_ANNOTATION]: 'rec-cluster', [annotations.networks]: 'rec-own' });
     await pod(admin, 'plain', { [annotations.networks]: 'rec-own' });
     await pod(admin, 'foreign', { [annotations.networks]: `${OTHER}/rec-foreign` });
+    await pod(admin, 'kube-system', {});
   });
 }, 180_000);
 
@@ -99,5 +100,14 @@ describe('the networks of a Pod, compared with upstream multus-daemon v4.2.3', (
       calls: ['net1 rec-foreign'],
     });
     expect(await compare('foreign')).toEqual({ ok: true, interfaces: ['eth0'], calls: ['net1 rec-foreign'] });
+  });
+
+  it('network-status: upstream skips it for a Pod whose name is one of systemNamespaces (it checks the name, not the namespace); this daemon writes it', async () => {
+    const statusOf = async (): Promise<string | undefined> =>
+      (await parity.cp.adminClient.get(resourceTypes.pod, { namespace: NS, name: 'kube-system' })).metadata.annotations?.[annotations.networkStatus];
+    expect((await parity.addThrough('upstream', podNamed('kube-system'))).code).toBe(0);
+    expect(await statusOf()).toBeUndefined();
+    expect((await parity.addThrough('ours', podNamed('kube-system'))).code).toBe(0);
+    expect((JSON.parse((await statusOf()) ?? '[]') as { interface: string }[]).map((status) => status.interface)).toEqual(['eth0']);
   });
 });

@@ -14,6 +14,8 @@ import { type UpstreamDaemon, grantUpstreamMultus, startUpstreamDaemon, upstream
 export interface ParityNode {
   readonly cp: ControlPlane;
   readonly node: NodeFixture;
+  /** An ADD (then DEL) through one daemon. */
+  addThrough(kind: 'ours' | 'upstream', pod: ParityPod, shimKeys?: Readonly<Record<string, unknown>>): Promise<Outcome>;
   /** The same ADD (then DEL) through both daemons. */
   addThroughBoth(pod: ParityPod, shimKeys?: Readonly<Record<string, unknown>>): Promise<{ readonly ours: Outcome; readonly upstream: Outcome }>;
   stop(): Promise<void>;
@@ -73,7 +75,7 @@ export async function startParityNode(namespace: string, setup: (admin: KubeClie
     token,
   });
 
-  async function addThrough(kind: 'ours' | 'upstream', pod: ParityPod, shimKeys: Readonly<Record<string, unknown>>): Promise<Outcome> {
+  async function addThrough(kind: 'ours' | 'upstream', pod: ParityPod, shimKeys: Readonly<Record<string, unknown>> = {}): Promise<Outcome> {
     requests += 1;
     const containerID = `parity-${kind}-${String(requests)}`;
     const sandbox = createSandbox();
@@ -105,6 +107,7 @@ export async function startParityNode(namespace: string, setup: (admin: KubeClie
   return {
     cp,
     node,
+    addThrough,
     async addThroughBoth(pod, shimKeys = {}) {
       return { ours: await addThrough('ours', pod, shimKeys), upstream: await addThrough('upstream', pod, shimKeys) };
     },

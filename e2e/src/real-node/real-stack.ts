@@ -75,7 +75,8 @@ export function realNodeValues(
     'multus-live-read-proxy': {
       image: image('multus-live-read-proxy'),
       metricsPort: ports.daemonMetrics,
-      host: hardware.cni,
+      // The real kubelet's PodResources socket, for NADs that name a resourceName.
+      host: { ...hardware.cni, podResourcesDir: path.join(node.kubeletDir, 'pod-resources') },
     },
     'node-policy-operator': {
       image: image('node-policy-operator'),

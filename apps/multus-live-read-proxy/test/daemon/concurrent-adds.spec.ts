@@ -36,9 +36,9 @@ function leases(): string[] {
   return readdirSync(join(node.hostLocalDir, 'primary')).filter((entry) => /^\d+\.\d+\.\d+\.\d+$/.test(entry));
 }
 
-/** The delegate cache files of cniDir (one per container); libcni's results sit beside them in results/. */
+/** The delegate cache files of cniDir (one per container); libcni's results sit beside them in results/, the daemon's teardown state in .sriov-dra/. */
 function delegateCacheFiles(): string[] {
-  return listOrEmpty(node.cniDir).filter((entry) => !entry.startsWith('results'));
+  return listOrEmpty(node.cniDir).filter((entry) => !entry.startsWith('results') && !entry.startsWith('.sriov-dra'));
 }
 
 function listOrEmpty(dir: string): string[] {
@@ -100,6 +100,8 @@ describe(`${String(PODS)} sandboxes at once`, () => {
     expect(leases()).toEqual([]);
     expect(delegateCacheFiles()).toEqual([]);
     expect(listOrEmpty(join(node.cniDir, 'results'))).toEqual([]);
+    // No pending teardown and no attachment record is left either.
+    expect(listOrEmpty(join(node.cniDir, '.sriov-dra', 'attachments')).concat(listOrEmpty(join(node.cniDir, '.sriov-dra', 'teardowns')))).toEqual([]);
     process.stdout.write(`${String(PODS)} concurrent ADDs: ${addWall.toFixed(0)} ms wall; ${String(PODS)} concurrent DELs: ${delWall.toFixed(0)} ms wall\n`);
   }, 300_000);
 });

@@ -193,8 +193,14 @@ describe('GC through the upstream multus-shim', () => {
     expect(await leases()).toEqual(['c-keep', 'c-orphan']);
 
     const before = (await recCalls()).length;
-    // What the runtime believes valid is its own business; Multus decides from its cache alone.
-    const gc = await runShim(shimEnv('GC'), shimConfig('gc-net', { 'cni.dev/valid-attachments': [{ containerID: 'c-orphan', ifname: 'eth0' }] }));
+    // The runtime's list names its Multus attachments (c-keep stays; an attachment it omits would be torn down
+    // first); the cluster network's plugins get Multus's result cache alone, so c-orphan's lease goes even
+    // though the runtime named it.
+    const runtimeValid = [
+      { containerID: 'c-keep', ifname: 'eth0' },
+      { containerID: 'c-orphan', ifname: 'eth0' },
+    ];
+    const gc = await runShim(shimEnv('GC'), shimConfig('gc-net', { 'cni.dev/valid-attachments': runtimeValid }));
     expect({ code: gc.code, stdout: gc.stdout }).toEqual({ code: 0, stdout: '' });
     const valid = [{ containerID: 'c-keep', ifname: 'eth0' }];
     expect((await recCalls()).slice(before)).toEqual([

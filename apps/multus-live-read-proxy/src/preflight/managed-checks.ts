@@ -66,7 +66,8 @@ export type EntryConfigFacts =
 export interface ExistingMultusFacts {
   /** namespace/name of each upstream Multus DaemonSet. */
   readonly daemonSets: readonly string[] | { readonly error: string };
-  readonly entryConfig: EntryConfigFacts;
+  /** Absent when daemon-config.json does not parse: where the file is is then unknown. */
+  readonly entryConfig?: EntryConfigFacts;
 }
 
 export type RunningDaemonFacts =
@@ -269,7 +270,7 @@ export function evaluateManaged(facts: ManagedFacts): PreflightCheck[] {
     ...(facts.whereabouts === undefined ? [] : [whereaboutsCheck(facts.whereabouts)]),
     routeToolsCheck(facts.routeTools),
     daemonSetCheck(facts.existingMultus.daemonSets),
-    entryConfigCheck(facts.existingMultus.entryConfig),
+    ...(facts.existingMultus.entryConfig === undefined ? [] : [entryConfigCheck(facts.existingMultus.entryConfig)]),
     runningDaemonCheck(facts.runningDaemon),
   ];
 }

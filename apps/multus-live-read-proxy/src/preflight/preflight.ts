@@ -14,7 +14,7 @@ import { queryDaemon } from './daemon-query.ts';
 import { isExecutableFile, probeDelegateState, probeManagedPlugins, probeRouteTools, probeWhereabouts, runnableInRoot } from './delegate-needs.ts';
 import { daemonSetNames, isDynamicNetworksController, listDaemonSets } from './dynamic-networks-controller.ts';
 import { entryConfigOwner, isUpstreamMultus } from './existing-multus.ts';
-import type { RunningDaemonFacts } from './managed-checks.ts';
+import type { EntryConfigFacts, RunningDaemonFacts } from './managed-checks.ts';
 import { parseMountInfo } from './mountinfo.ts';
 import { findSourceTemplates } from './source-templates.ts';
 import { probeStorage } from './storage-probe.ts';
@@ -127,6 +127,10 @@ async function settle<T>(probe: Promise<T>): Promise<T | { error: string }> {
   }
 }
 
+async function ownerOfEntryConfig(daemon: DaemonConfig): Promise<EntryConfigFacts> {
+  return entryConfigOwner(daemon, await expectedEntryConfig(daemon));
+}
+
 /** The running daemon's own answer, beside this build and what daemon-config.json says now. */
 async function askDaemon(daemon: DaemonConfig | undefined, preflight: BuildIdentity): Promise<RunningDaemonFacts> {
   const socketPath = join(daemon?.socketDir ?? '/run/multus/', SOCKET_NAME);
@@ -166,7 +170,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     probeDelegateState(chrootDir, templates.templates, mounts),
     probeWhereabouts(chrootDir, templates.templates),
     probeRouteTools(chrootDir),
-    config.daemon === undefined ? undefined : entryConfigOwner(config.daemon, (await expectedEntryConfig(config.daemon)) ?? undefined),
+    config.daemon === undefined ? undefined : ownerOfEntryConfig(config.daemon),
     askDaemon(config.daemon, build),
   ]);
   const names = (select: Parameters<typeof daemonSetNames>[1]): string[] | { error: string } =>
@@ -183,10 +187,7 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       ...(plugins === undefined ? {} : { plugins }),
       ...(whereabouts === undefined ? {} : { whereabouts }),
       routeTools,
-      existingMultus: {
-        daemonSets: names(isUpstreamMultus),
-        entryConfig: entryConfig ?? { path: '', state: 'unknown', detail: 'daemon-config.json does not parse' },
-      },
+      existingMultus: { daemonSets: names(isUpstreamMultus), ...(entryConfig === undefined ? {} : { entryConfig }) },
       runningDaemon,
     },
   };

@@ -166,10 +166,9 @@ export async function findSourceTemplates(client: KubeClient, scope: TemplateSco
     listed(resourceTypes.deviceClass, undefined),
     scope.nodeName === undefined ? undefined : readNode(client, reads, scope.nodeName),
   ]);
-  const references = [
-    ...policyReferences(policies ?? [], deviceAttributes ?? [], node?.metadata.labels ?? (node === undefined ? undefined : {})),
-    ...classReferences(classes ?? []),
-  ];
+  // A Node that could not be read (or was not named) selects nothing out: every policy counts.
+  const nodeLabels = node === undefined ? undefined : (node.metadata.labels ?? {});
+  const references = [...policyReferences(policies ?? [], deviceAttributes ?? [], nodeLabels), ...classReferences(classes ?? [])];
 
   const templates = new Map<string, SourceTemplate>();
   const unresolved: { reference: string; referencedBy: string; reason: string }[] = [];

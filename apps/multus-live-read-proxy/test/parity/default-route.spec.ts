@@ -264,5 +264,19 @@ describe('default-route through the upstream shim', () => {
         sandbox.remove();
       }
     });
+
+    it('refuses two IPv4 gateways before anything runs, as this daemon does', async () => {
+      const pod = await cp.adminClient.get(resourceTypes.pod, { namespace: NS, name: 'gw-ecmp' });
+      const sandbox = createSandbox();
+      try {
+        const env = shimEnv(node, 'ADD', 'c-gw-ecmp-upstream', upstreamNetnsPath(sandbox.name), { namespace: NS, name: 'gw-ecmp', uid: pod.metadata.uid });
+        const add = await runShim(env, shimConfig(upstream.socketDir));
+        expect(add.code).not.toBe(0);
+        expect(add.stdout).toContain('multus does not support ECMP for default-route');
+        expect(sandbox.links()).toEqual([]);
+      } finally {
+        sandbox.remove();
+      }
+    });
   });
 });

@@ -5,5 +5,6 @@ export * as draV1beta1 from './gen/dra/v1beta1/api.ts';
 export * as draHealthV1alpha1 from './gen/dra-health/v1alpha1/api.ts';
 export * as registrationV1 from './gen/pluginregistration/v1/api.ts';
 export * as podResourcesV1 from './gen/podresources/v1/api.ts';
+export * as devicePluginV1beta1 from './gen/deviceplugin/v1beta1/api.ts';
 export * from './services.ts';
 export * from './unix-socket-server.ts';

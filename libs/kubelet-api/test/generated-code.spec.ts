@@ -52,6 +52,7 @@ describe('generated kubelet API code', () => {
 
   it('generates one module per kubelet API version', () => {
     expect(listFiles(committedDir)).toEqual([
+      'deviceplugin/v1beta1/api.ts',
       'dra-health/v1alpha1/api.ts',
       'dra/v1/api.ts',
       'dra/v1beta1/api.ts',

@@ -16,9 +16,6 @@ import { effectiveCniName, isCniNetworkName } from './cni-name.ts';
 import { GO_STRICT_JSON, checkGoDecodable } from './cni-config-shape.ts';
 import { normalizePciAddress } from './pci-address.ts';
 
-/** The shadow's plugin chain is contract (both the renderer and the Multus guard hold to it); re-exported for this package's users. */
-export { METAPLUGIN_ALLOWLIST, SRIOV_PLUGIN_TYPE } from '@sriov-dra/contract';
-
 /** CNI versions the supported libcni/sriov-cni/IPAM combination executes. */
 export const SUPPORTED_CNI_VERSIONS: readonly string[] = ['0.4.0', '1.0.0', '1.1.0'];
 

@@ -299,10 +299,6 @@ const catalog = {
     summary: 'the Pod references a network in another namespace while the daemon isolates namespaces',
     remedy: 'reference a NAD in the Pod namespace or in one of the daemon\u2019s globalNamespaces',
   },
-  DevicePluginLookupUnsupported: {
-    summary: 'the selected NAD carries k8s.v1.cni.cncf.io/resourceName, and this daemon performs no device-plugin or DRA lookup',
-    remedy: 'select a NAD without resourceName (for DRA-allocated VFs the driver generates one), or run upstream Multus for device-plugin networks',
-  },
   NetworkNotFound: {
     summary: 'a network the Pod needs (cluster network, default network or selection) does not exist',
     remedy: 'create the NetworkAttachmentDefinition or CNI configuration file named in the message; the ADD fails rather than starting the Pod without it',

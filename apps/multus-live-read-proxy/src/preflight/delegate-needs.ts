@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, lstat, readFile, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
-import { METAPLUGIN_ALLOWLIST, SRIOV_PLUGIN_TYPE } from '@sriov-dra/cni-render';
+import { METAPLUGIN_ALLOWLIST, SRIOV_PLUGIN_TYPE } from '@sriov-dra/contract';
 import type { StorageFacts } from './checks.ts';
 import type { ManagedPluginFacts, RouteToolFacts, SourceTemplate, WhereaboutsFacts } from './managed-checks.ts';
 import type { Mount } from './mountinfo.ts';

@@ -11,8 +11,11 @@ import { CHROOT_PROGRAM } from './chroot.ts';
  * chrootDir they are the daemon's own.
  */
 
-/** The PATH the tools are looked up in: the host's, whatever the daemon's environment says. */
-const TOOL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** The directories the tools are looked up in (preflight checks them there): the host's PATH, whatever the daemon's environment says. */
+export const ROUTE_TOOL_DIRS: readonly string[] = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+/** The tools a default-route change runs. */
+export const ROUTE_TOOLS: readonly string[] = ['nsenter', 'ip'];
+const TOOL_PATH = ROUTE_TOOL_DIRS.join(':');
 
 export interface SandboxRouteTarget {
   readonly netns: string;

@@ -172,10 +172,6 @@ export function renderEntryConfig(config: DaemonConfig, primary: PrimaryConf): s
     ['globalNamespaces', config.globalNamespaces === '' ? undefined : goQuote(config.globalNamespaces)],
     ['type', goQuote(daemonString(config, 'type', 'multus-shim'))],
     ['cniDir', config.cniDir === '' ? undefined : goQuote(config.cniDir)],
-    [
-      'auxiliaryCNIChainName',
-      daemonString(config, 'auxiliaryCNIChainName', '') === '' ? undefined : goQuote(daemonString(config, 'auxiliaryCNIChainName', '')),
-    ],
     ['daemonSocketDir', config.daemonSocketDir === '' ? undefined : goQuote(config.daemonSocketDir)],
     ['overrideNetworkName', overrideNetworkName ? 'true' : undefined],
     ['liveNetworkConfigOnAdd', config.liveNetworkConfigOnAdd ? 'true' : undefined],

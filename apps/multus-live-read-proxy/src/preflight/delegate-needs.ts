@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, lstat, readFile, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { METAPLUGIN_ALLOWLIST, SRIOV_PLUGIN_TYPE } from '@sriov-dra/contract';
+import { ROUTE_TOOLS, ROUTE_TOOL_DIRS } from '../cni/sandbox-routes.ts';
 import type { StorageFacts } from './checks.ts';
 import type { ManagedPluginFacts, RouteToolFacts, SourceTemplate, WhereaboutsFacts } from './managed-checks.ts';
 import type { Mount } from './mountinfo.ts';
@@ -23,13 +24,6 @@ const WHEREABOUTS_FLAT_FILES = [
   '/etc/cni/net.d/whereabouts.d/whereabouts.conf',
   '/host/etc/cni/net.d/whereabouts.d/whereabouts.conf',
 ];
-
-/**
- * The directories a selection's default-route change looks nsenter and ip up in (cni/sandbox-routes.ts's
- * TOOL_PATH, in the root delegates run in).
- */
-const ROUTE_TOOL_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-const ROUTE_TOOLS = ['nsenter', 'ip'];
 
 /** Symbolic links followed before giving up, as the kernel's limit for one lookup. */
 const MAX_LINKS = 40;

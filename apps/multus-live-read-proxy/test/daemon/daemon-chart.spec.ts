@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   PROXY_CHART_DIR,
@@ -27,6 +28,7 @@ import {
   terminateChild,
   waitFor,
 } from '@sriov-dra/k8s/testing';
+import { findSourceTemplates } from '../../src/preflight/source-templates.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const NAMESPACE = 'sriov-dra';
@@ -79,6 +81,18 @@ describe('the Multus daemon as the chart deploys it', () => {
   it('renders objects the API server accepts', async () => {
     expect(objects.map((object) => object['kind'])).toEqual(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'DaemonSet']);
     await createRendered(cp.adminClient, objects, NAMESPACE);
+  });
+
+  it('grants preflight, run with the daemon’s ServiceAccount, every read it makes to find the node’s source templates', async () => {
+    const kubeconfig = await serviceAccountKubeconfig(cp, { namespace: NAMESPACE, name: pod.serviceAccountName }, path.join(root, 'preflight.kubeconfig'));
+    await cp.adminClient.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } });
+    const client = KubeClient.fromKubeConfig(kubeconfig);
+    try {
+      const facts = await findSourceTemplates(client, { nodeName: NODE, driverNamespace: undefined });
+      expect({ forbidden: facts.forbidden, errors: facts.errors }).toEqual({ forbidden: [], errors: [] });
+    } finally {
+      client.close();
+    }
   });
 
   it('installs the upstream multus-shim into the node’s CNI binary directory with the init container’s command', () => {

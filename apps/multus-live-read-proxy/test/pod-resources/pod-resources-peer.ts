@@ -3,15 +3,9 @@
 // test rewrites. Built by `tools/control-plane/build-binaries.sh pod-resources-peer` into the shared cache
 // outside the repository, and refused when its stamp does not match the sources here.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { cacheRoot } from '@sriov-dra/k8s/testing';
-
-const SOURCE_DIR = fileURLToPath(new URL('../../../../tools/pod-resources-peer/', import.meta.url));
-const REBUILD = 'run `tools/control-plane/build-binaries.sh pod-resources-peer` (or `npm run binaries`)';
+import { stampedGoPeer } from '@sriov-dra/k8s/testing';
 
 /** What the kubelet reports for one Pod: each container's device-plugin devices and DRA claims. */
 export interface PeerPod {
@@ -46,34 +40,15 @@ export interface PodResourcesPeer {
   kill(): Promise<void>;
 }
 
-/** The hash build-binaries.sh records: go.mod, go.sum, then the .go files in byte order. */
-function sourceHash(): string {
-  const goFiles = readdirSync(SOURCE_DIR)
-    .filter((file) => file.endsWith('.go'))
-    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  const hash = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum', ...goFiles]) hash.update(readFileSync(join(SOURCE_DIR, file)));
-  return hash.digest('hex');
-}
-
-function locateBinary(): string {
-  const dir = join(cacheRoot(), 'pod-resources-peer');
-  const binary = join(dir, 'bin', 'pod-resources');
-  const stamp = join(dir, 'stamp');
-  if (!existsSync(binary) || !existsSync(stamp)) throw new Error(`${binary} is not built: ${REBUILD}`);
-  if (!readFileSync(stamp, 'utf8').split('\n').includes(`sources=${sourceHash()}`)) {
-    throw new Error(`${binary} was built from other sources than tools/pod-resources-peer: ${REBUILD}`);
-  }
-  return binary;
-}
-
 /** Starts the server on `<dir>/kubelet.sock` (the kubelet's file name) and resolves once it listens. */
 export async function startPodResourcesPeer(dir: string, pods: readonly PeerPod[]): Promise<PodResourcesPeer> {
   const socket = join(dir, 'kubelet.sock');
   const state = join(dir, 'pod-resources-state.json');
   const setPods = (next: readonly PeerPod[]): Promise<void> => writeFile(state, JSON.stringify({ pods: next }));
   await setPods(pods);
-  const child: ChildProcessWithoutNullStreams = spawn(locateBinary(), ['-socket', socket, '-state', state], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcessWithoutNullStreams = spawn(stampedGoPeer('pod-resources-peer', 'pod-resources'), ['-socket', socket, '-state', state], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const stderr: Buffer[] = [];
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   const exited = new Promise<void>((resolve) =>

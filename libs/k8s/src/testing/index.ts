@@ -9,6 +9,7 @@ export { type ManagedProcess, freePort, isProcessAlive, startProcess, terminateC
 export * from './ready-node.ts';
 export * from './rendered-workload.ts';
 export * from './role-binding.ts';
+export * from './stamped-go-peer.ts';
 export * from './tcp-proxy.ts';
 export { leaveStaleSocket } from './stale-socket.ts';
 export * from './stored-object.ts';

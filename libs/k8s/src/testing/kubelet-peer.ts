@@ -2,14 +2,9 @@
 // order. The binary is built by `tools/control-plane/build-binaries.sh kubelet-peer` into the shared
 // cache outside the repository, and refused when its stamp does not match the sources here.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { cacheRoot } from './binaries.ts';
+import { rebuildHint, stampedGoPeer } from './stamped-go-peer.ts';
 
-const SOURCE_DIR = fileURLToPath(new URL('../../../../tools/kubelet-peer/', import.meta.url));
-const REBUILD = 'run `tools/control-plane/build-binaries.sh kubelet-peer` (or `npm run binaries`)';
+const REBUILD = rebuildHint('kubelet-peer');
 
 /** Versions the peer's answers stand for; a binary built from other pins is refused. */
 export const EXPECTED_MODULES: Readonly<Record<string, string>> = { 'k8s.io/kubernetes': 'v1.36.3', 'k8s.io/kubelet': 'v0.36.3' };
@@ -35,27 +30,6 @@ export interface PeerAnswer {
   readonly result?: unknown;
 }
 
-/** The hash build-binaries.sh records: go.mod, go.sum, then the .go files in byte order. */
-function sourceHash(): string {
-  const goFiles = readdirSync(SOURCE_DIR)
-    .filter((file) => file.endsWith('.go'))
-    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  const hash = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum', ...goFiles]) hash.update(readFileSync(join(SOURCE_DIR, file)));
-  return hash.digest('hex');
-}
-
-function locateBinary(): string {
-  const dir = join(cacheRoot(), 'kubelet-peer');
-  const binary = join(dir, 'bin', 'kubelet-peer');
-  const stamp = join(dir, 'stamp');
-  if (!existsSync(binary) || !existsSync(stamp)) throw new Error(`${binary} is not built: ${REBUILD}`);
-  if (!readFileSync(stamp, 'utf8').split('\n').includes(`sources=${sourceHash()}`)) {
-    throw new Error(`${binary} was built from other sources than tools/kubelet-peer: ${REBUILD}`);
-  }
-  return binary;
-}
-
 export class KubeletPeer {
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #waiting: { resolve: (answer: PeerAnswer) => void; reject: (error: Error) => void }[] = [];
@@ -79,7 +53,7 @@ export class KubeletPeer {
   }
 
   static async start(): Promise<KubeletPeer> {
-    const peer = new KubeletPeer(locateBinary());
+    const peer = new KubeletPeer(stampedGoPeer('kubelet-peer', 'kubelet-peer'));
     const versions = (await peer.send({ op: 'hello' })).result as Record<string, string>;
     for (const [module, version] of Object.entries(EXPECTED_MODULES)) {
       if (versions[module] !== version) {

@@ -1,6 +1,6 @@
 // npm run mutate [project] [-- stryker options]: mutation testing with StrykerJS for the projects that
-// carry a `stryker.config.json` (libs/contract, libs/cni-render, and the pure modules of apps/dra-driver and
-// apps/node-policy-operator; all four when no project is named).
+// carry a `stryker.config.json` (libs/contract, libs/cni-render, and the pure modules of apps/dra-driver,
+// apps/node-policy-operator and apps/multus-live-read-proxy; all five when no project is named).
 // Reports land in reports/mutation/<project>/ (git-ignored). Runs are incremental: only mutants whose
 // code or covering tests changed are retested; pass --force for a full run.
 import { spawnSync } from 'node:child_process';
@@ -14,6 +14,7 @@ const projects = new Map([
   ['cni-render', 'libs/cni-render'],
   ['dra-driver', 'apps/dra-driver'],
   ['node-policy-operator', 'apps/node-policy-operator'],
+  ['multus-live-read-proxy', 'apps/multus-live-read-proxy'],
 ]);
 
 const args = process.argv.slice(2);

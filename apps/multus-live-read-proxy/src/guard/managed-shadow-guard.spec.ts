@@ -266,6 +266,151 @@ describe('verifyManagedShadow', () => {
   });
 });
 
+describe('verifyManagedShadow refusals', () => {
+  const other = '0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9';
+  const entry = registry.entries[0];
+  if (entry === undefined) throw new Error('registry fixture has no entry');
+  const withEntry = (changes: Record<string, string>): RegistryV1 => ({ ...registry, entries: [{ ...entry, ...changes }] });
+  const selected = (members: string): NetworkSelection => selection(`[{"name":"${SHADOW}","namespace":"ai-workloads"${members}}]`);
+  const refused = (nad: GuardNad, selected_: NetworkSelection, withRegistry: RegistryV1 | null, forPod: GuardPod = pod): unknown => {
+    const result = verifyManagedShadow(forPod, nad, { role: 'selection', selection: selected_ }, withRegistry);
+    return result.ok ? 'accepted' : [result.error.code, result.error.detail, result.error.object];
+  };
+  const at = { kind: 'NetworkAttachmentDefinition', namespace: 'ai-workloads', name: SHADOW, uid: SHADOW_UID };
+
+  it('names the shadow and says what is wrong with it, in the words an operator reads', () => {
+    const cases: [GuardNad, NetworkSelection, RegistryV1 | null, GuardPod, string, string][] = [
+      [
+        shadow({ binding: binding({ podUID: '99999999-2222-3333-4444-555555555555' }) }),
+        selection(),
+        null,
+        pod,
+        'ManagedShadowMismatch',
+        `is bound to Pod UID 99999999-2222-3333-4444-555555555555, not to Pod ai-workloads/trainer (UID ${POD_UID})`,
+      ],
+      [
+        shadow(),
+        selection(),
+        null,
+        { ...pod, spec: { nodeName: 'worker-b' } },
+        'ManagedShadowMismatch',
+        'is bound to node worker-a, but Pod ai-workloads/trainer (UID 11111111-2222-3333-4444-555555555555) runs on worker-b',
+      ],
+      [
+        shadow(),
+        selection(),
+        null,
+        { ...pod, spec: {} },
+        'ManagedShadowMismatch',
+        `is bound to node worker-a, but Pod ai-workloads/trainer (UID ${POD_UID}) runs on no node`,
+      ],
+      [
+        shadow({ deletionTimestamp: '2026-11-30T12:00:00Z' }),
+        selection(),
+        null,
+        pod,
+        'ManagedShadowNotReady',
+        'is being deleted (deletionTimestamp 2026-11-30T12:00:00Z)',
+      ],
+      [
+        shadow({ finalizers: [] }),
+        selection(),
+        null,
+        pod,
+        'ManagedShadowNotReady',
+        `lacks the ${ATTACHMENT_PROTECTION_FINALIZER} finalizer that keeps its VF bound until release`,
+      ],
+      [
+        shadow({ extraAnnotations: { [annotations.resourceName]: '' } }),
+        selection(),
+        null,
+        pod,
+        'ManagedShadowNotReady',
+        `carries ${annotations.resourceName}; a shadow names its VF in spec.config and must not enter device-plugin lookup`,
+      ],
+      [
+        shadow(),
+        selected(',"interface":"dra0","mac":"02:00:00:00:00:01","ips":["192.0.2.5/24"]'),
+        null,
+        pod,
+        'ManagedShadowMismatch',
+        'is selected with overriding options mac, ips; a managed selection carries only name, namespace and interface',
+      ],
+      [shadow(), selected(',"interface":"dra1"'), null, pod, 'ManagedShadowMismatch', 'is selected for interface dra1, but is bound to dra0'],
+      [shadow(), selected(''), null, pod, 'ManagedShadowMismatch', 'is selected for interface (default), but is bound to dra0'],
+      [
+        shadow(),
+        selection(),
+        { ...registry, entries: [] },
+        pod,
+        'ManagedShadowMismatch',
+        `is not recorded in Pod ai-workloads/trainer (UID ${POD_UID})'s ${annotations.managedNetworks} registry`,
+      ],
+      [
+        shadow(),
+        selection(),
+        withEntry({ uid: other }),
+        pod,
+        'ManagedShadowMismatch',
+        `has UID ${SHADOW_UID}, but the Pod's registry records ${other}: the shadow was replaced`,
+      ],
+      [
+        shadow(),
+        selection(),
+        withEntry({ attachmentID: 'f'.repeat(64) }),
+        pod,
+        'ManagedShadowMismatch',
+        `disagrees with its entry in the Pod's ${annotations.managedNetworks} registry`,
+      ],
+    ];
+    for (const [nad, selected_, withRegistry, forPod, code, detail] of cases) expect(refused(nad, selected_, withRegistry, forPod)).toEqual([code, detail, at]);
+  });
+
+  it('refuses a shadow reached without a selection as the cluster network, naming it', () => {
+    const result = verifyManagedShadow(pod, shadow(), { role: 'selection' }, registry);
+    expect(result.ok ? 'accepted' : [result.error.code, result.error.object]).toEqual(['ManagedShadowAsDefaultNetwork', at]);
+  });
+
+  it('reads a shadow without finalizers as unprotected', () => {
+    const bare = shadow();
+    expect(outcome({ ...bare, metadata: { ...bare.metadata, finalizers: undefined } })).toBe('ManagedShadowNotReady');
+  });
+
+  it('names a Pod in no namespace as such', () => {
+    const podInNone: GuardPod = { metadata: { name: 'trainer', uid: POD_UID }, spec: { nodeName: 'worker-b' } };
+    expect(refused(shadow(), selection(), null, podInNone)).toEqual([
+      'ManagedShadowMismatch',
+      `is bound to node worker-a, but Pod /trainer (UID ${POD_UID}) runs on worker-b`,
+      at,
+    ]);
+  });
+
+  it('finds the registry entry by the shadow name and namespace together', () => {
+    // The entry of a same-named shadow in another namespace, or of another shadow in this one, is no entry for this one.
+    expect(outcome(shadow(), selection(), withEntry({ namespace: 'other' }))).toBe('ManagedShadowMismatch');
+    expect(outcome(shadow(), selection(), withEntry({ name: 'dra-sriov-8dd60903e917c99a2954bc971df83a01' }))).toBe('ManagedShadowMismatch');
+    // Found among other entries, whatever its position.
+    const second = { ...entry, name: 'dra-sriov-8dd60903e917c99a2954bc971df83a01', uid: other };
+    expect(outcome(shadow(), selection(), { ...registry, entries: [second, entry] })).toBe('verified 71179501 235 bytes');
+  });
+
+  it('names a shadow in no namespace, for a Pod in none, without inventing one', () => {
+    const bare = shadow();
+    const nad: GuardNad = { ...bare, metadata: { ...bare.metadata, namespace: undefined } };
+    expect(refused(nad, selection(), null)).toEqual([
+      'ManagedShadowMismatch',
+      'lives in namespace (none); a shadow serves only a Pod of its own namespace ai-workloads',
+      { ...at, namespace: undefined },
+    ]);
+    const podInNone: GuardPod = { ...pod, metadata: { name: 'trainer', uid: POD_UID } };
+    expect(refused(shadow(), selection(), null, podInNone)).toEqual([
+      'ManagedShadowMismatch',
+      'lives in namespace ai-workloads; a shadow serves only a Pod of its own namespace ',
+      at,
+    ]);
+  });
+});
+
 describe('verifyRegistrySelections', () => {
   const selections = (annotation: string): NetworkSelection[] => {
     const parsed = parseNetworkSelections(annotation, 'ai-workloads');
@@ -285,5 +430,18 @@ describe('verifyRegistrySelections', () => {
   it('rejects a recorded entry that is not selected, or selected twice', () => {
     expect(code(selections('ai-workloads/rail-x'))).toBe('ManagedShadowMismatch');
     expect(code(selections(`ai-workloads/${SHADOW}@dra0,${SHADOW}@dra1`))).toBe('ManagedShadowMismatch');
+  });
+});
+
+describe('verifyRegistrySelections refusals', () => {
+  it('counts selections by name and namespace together and names the Pod and the entry', () => {
+    const elsewhere = parseNetworkSelections(`other/${SHADOW}@dra0`, 'ai-workloads');
+    if (!elsewhere.ok) throw new Error(elsewhere.error.message);
+    const result = verifyRegistrySelections(pod, registry, elsewhere.value);
+    expect(result.ok ? 'accepted' : [result.error.code, result.error.detail, result.error.object]).toEqual([
+      'ManagedShadowMismatch',
+      `the managed network ai-workloads/${SHADOW} (attachment ${ATTACHMENT_ID}) is selected 0 times; it must be selected exactly once`,
+      { kind: 'Pod', namespace: 'ai-workloads', name: 'trainer', uid: POD_UID },
+    ]);
   });
 });

@@ -55,3 +55,40 @@ describe('readPodRegistry', () => {
     if (!result.ok) expect(result.error.message).toContain('Pod ai-workloads/p');
   });
 });
+
+describe('readShadowBinding and readPodRegistry refusals', () => {
+  const shadowName = 'dra-sriov-71179501bb6cd083245331b0ff5857fa';
+
+  it('name the NAD and the annotation at fault', () => {
+    const copied = readShadowBinding({
+      metadata: { name: 'dra-sriov-00000000000000000000000000000000', namespace: 'ai-workloads', annotations: { [annotations.binding]: rawInput(binding) } },
+    });
+    expect(copied.ok ? 'accepted' : [copied.error.detail, copied.error.object]).toEqual([
+      `name does not derive from attachmentID 71179501bb6cd083245331b0ff5857fa31e1b3479ee5e9985da63f7c301d31cc (expected ${shadowName})`,
+      { kind: 'NetworkAttachmentDefinition', namespace: 'ai-workloads', name: 'dra-sriov-00000000000000000000000000000000' },
+    ]);
+    const malformed = readShadowBinding({ metadata: { name: shadowName, namespace: 'ai-workloads', annotations: { [annotations.binding]: '{' } } });
+    expect(malformed.ok ? 'accepted' : malformed.error.object).toEqual({
+      kind: 'NetworkAttachmentDefinition',
+      namespace: 'ai-workloads',
+      name: shadowName,
+      field: `annotation ${annotations.binding}`,
+    });
+  });
+
+  it('name the Pod, the registry annotation and the UID it was written for', () => {
+    const podUID = '99999999-2222-3333-4444-555555555555';
+    const copied = readPodRegistry({
+      metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID, annotations: { [annotations.managedNetworks]: rawInput(registry) } },
+    });
+    expect(copied.ok ? 'accepted' : copied.error.detail).toBe('registry was written for Pod UID 11111111-2222-3333-4444-555555555555');
+    const malformed = readPodRegistry({ metadata: { name: 'p', namespace: 'ai-workloads', uid: podUID, annotations: { [annotations.managedNetworks]: '{' } } });
+    expect(malformed.ok ? 'accepted' : malformed.error.object).toEqual({
+      kind: 'Pod',
+      namespace: 'ai-workloads',
+      name: 'p',
+      uid: podUID,
+      field: `annotation ${annotations.managedNetworks}`,
+    });
+  });
+});

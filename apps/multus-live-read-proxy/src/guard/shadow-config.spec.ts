@@ -35,3 +35,10 @@ describe('checkShadowConfig', () => {
     ]);
   });
 });
+
+describe('checkShadowConfig without a spec', () => {
+  it('refuses a shadow that has no spec', () => {
+    const result = checkShadowConfig({ metadata: { name: 'dra-sriov-71179501bb6cd083245331b0ff5857fa', namespace: 'ai-workloads' } }, binding);
+    expect(result.ok ? 'accepted' : [result.error.code, result.error.detail]).toEqual(['ManagedShadowMismatch', 'has no inline spec.config']);
+  });
+});

@@ -47,6 +47,9 @@ describe('checkShadowSemantics', () => {
     expect(verdict(single(',"deviceID":"0000:03:00.\\u0031","pciBusID":null'))).toBe('ok');
     // A metaplugin or the root repeating the same VF disagrees with nothing.
     expect(verdict(conflist(SRIOV, `{"type":"tuning","deviceID":"${PCI}","pciBusID":""}`))).toBe('ok');
+    // Go reads null and "" as unset: a pciBusID or a metaplugin deviceID left so names no other device.
+    expect(verdict(single(`,"deviceID":"${PCI}","pciBusID":""`))).toBe('ok');
+    expect(verdict(conflist(SRIOV, '{"type":"tuning","deviceID":null,"pciBusID":null}'))).toBe('ok');
   });
 
   it('passes every configuration the shared render fixtures freeze, for its allocated VF', () => {
@@ -91,9 +94,26 @@ describe('checkShadowSemantics', () => {
     ['a number beyond float64', single(`,"deviceID":"${PCI}","mtu":1e400`), 'is not strict JSON (number-range)'],
     ['malformed JSON', '{"cniVersion":', 'is not strict JSON (syntax)'],
     ['an array root', `[${SRIOV}]`, 'is not a JSON object'],
+    ['a root type spelled as Go folds it', `{"cniVersion":"1.0.0","name":"r","Type":"sriov","deviceID":"${PCI}"}`, 'spells type as "Type"'],
+    ['plugins spelled as Go folds it', `{"cniVersion":"1.0.0","name":"r","Plugins":[${SRIOV}]}`, 'spells plugins as "Plugins"'],
+    ['a conflist deviceID spelled as Go folds it', conflist(`{"type":"sriov","DeviceID":"${PCI}"}`), 'spells plugins[0].deviceID as "DeviceID"'],
+    ['pciBusID spelled as Go folds it', single(`,"deviceID":"${PCI}","PCIBusID":"${PCI}"`), 'spells pciBusID as "PCIBusID"'],
+    ['a metaplugin field spelled as Go folds it', conflist(SRIOV, `{"type":"tuning","DeviceID":"${PCI}"}`), 'spells plugins[1].deviceID as "DeviceID"'],
+    ['a plugin that is not an object', conflist(SRIOV, '"tuning"'), 'plugins[1] is not an object'],
+    ['a plugin type that is not a name', conflist(SRIOV, '{"type":7}'), 'plugins[1].type is 7, not a plugin name'],
   ])('refuses %s', (_case, config, message) => {
     const result = verdict(config);
     expect(result.startsWith('ManagedShadowMismatch: spec.config ')).toBe(true);
     expect(result).toContain(message);
+  });
+});
+
+describe('checkShadowSemantics refusals', () => {
+  it('name the shadow and tell the operator how to recover', () => {
+    const result = checkShadowSemantics(single(',"deviceID":"0000:03:00.2"'), PCI, object);
+    expect(result.ok ? 'accepted' : [result.error.object, result.error.remedy]).toEqual([
+      object,
+      'the shadow no longer carries a configuration the driver renders: recreate the Pod so the driver binds its VF again, and stop other writers from editing driver-owned NADs',
+    ]);
   });
 });

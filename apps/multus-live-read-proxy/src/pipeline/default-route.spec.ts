@@ -29,6 +29,9 @@ describe('gatewayRequestOf', () => {
     ['a key Go matches case-insensitively', '{"name":"a","Default-Route":["192.0.2.1"]}', ['192.0.2.1']],
     ['IPv6 as Go prints it', '{"name":"a","default-route":["2001:0DB8:0:0:0:0:0:1"]}', ['2001:db8::1']],
     ['IPv4-mapped IPv6 as IPv4, as Go decides the family', '{"name":"a","default-route":["::ffff:192.0.2.7"]}', ['192.0.2.7']],
+    ['IPv6 that only contains the mapped prefix, as IPv6', '{"name":"a","default-route":["64:ff9b::ffff:c000:207"]}', ['64:ff9b::ffff:c000:207']],
+    ['IPv6 that only starts like a mapped address, as IPv6', '{"name":"a","default-route":["::ffff:c000:207:1"]}', ['::ffff:c000:207:1']],
+    ['default-route among other members', '{"name":"a","default-route":["192.0.2.1"],"interface":"net1"}', ['192.0.2.1']],
     [
       'null inside the list',
       '{"name":"a","default-route":[null]}',
@@ -68,6 +71,10 @@ describe('markGatewayFilters (CheckGatewayConfig)', () => {
     expect(marks([undefined, ['192.0.2.1', '2001:db8::1']])).toEqual(['- v4:filter v6:filter', '192.0.2.1,2001:db8::1 v4:keep v6:keep']);
   });
 
+  it('filters the IPv4 default route of a delegate asking only for an IPv6 gateway', () => {
+    expect(marks([['2001:db8::1'], undefined])).toEqual(['2001:db8::1 v4:filter v6:keep', '- v4:filter v6:filter']);
+  });
+
   it('filters every delegate, the asking one included, for an empty default-route', () => {
     expect(marks([undefined, []])).toEqual(['- v4:filter v6:filter', ' v4:filter v6:filter']);
   });
@@ -96,6 +103,11 @@ describe('defaultRouteChange', () => {
   });
 
   it('removes the default routes of a filtered delegate', () => {
+    expect(defaultRouteChange(plan({ filterV6Gateway: true }), { cniVersion: '1.1.0', interfaces: [{ name: 'net1' }] })).toEqual({
+      deleteV4: false,
+      deleteV6: true,
+      gateways: [],
+    });
     expect(defaultRouteChange(plan({ filterV4Gateway: true, filterV6Gateway: true }), result)).toEqual({ deleteV4: true, deleteV6: true, gateways: [] });
     expect(defaultRouteChange(plan({ filterV4Gateway: true }), { cniVersion: '1.1.0', ips: [] })).toEqual({ deleteV4: true, deleteV6: false, gateways: [] });
   });

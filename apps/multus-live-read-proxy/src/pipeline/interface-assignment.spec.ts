@@ -40,3 +40,19 @@ describe('assignDelegateInterfaces', () => {
     );
   });
 });
+
+describe('assignDelegateInterfaces details', () => {
+  it('reads an empty interface request as none', () => {
+    expect(names([master, { name: 'a/x', master: false, ifnameRequest: '' }])).toBe('eth0,net1');
+  });
+
+  it('names the Pod in each refusal', () => {
+    for (const delegates of [
+      [master, { name: 'a/x', master: false, ifnameRequest: 'net1' }, { name: 'a/y', master: false, ifnameRequest: 'net1' }],
+      [master, { name: 'a/x', master: false, ifnameRequest: 'a'.repeat(16) }],
+    ]) {
+      const result = assignDelegateInterfaces(delegates, 'eth0', pod);
+      expect(result.ok ? 'accepted' : result.error.object).toEqual(pod);
+    }
+  });
+});

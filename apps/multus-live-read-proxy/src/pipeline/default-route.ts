@@ -38,12 +38,10 @@ function goIPv6String(text: string): string {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
-/** The gateway's family as Go decides it (To4() != nil: IPv4 and IPv4-mapped IPv6) and its printed form. */
-function gateway(text: string): { readonly ip: string; readonly v4: boolean } | undefined {
-  if (isIPv4(text)) return { ip: text, v4: true };
-  if (!isIPv6(text)) return undefined;
-  const ip = goIPv6String(text);
-  return { ip, v4: isIPv4(ip) };
+/** The gateway as Go prints it (an IPv4-mapped IPv6 address dotted, so its family is IPv4 as Go's To4() decides), or undefined for no address. */
+function gateway(text: string): string | undefined {
+  if (isIPv4(text)) return text;
+  return isIPv6(text) ? goIPv6String(text) : undefined;
 }
 
 /**
@@ -65,7 +63,7 @@ export function gatewayRequestOf(selection: NetworkSelection | undefined, subjec
         `network ${selection.namespace}/${selection.name}: default-route[${String(index)}] is not an IP address`,
       );
     }
-    return parsed.ip;
+    return parsed;
   });
 }
 

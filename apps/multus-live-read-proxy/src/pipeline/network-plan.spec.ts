@@ -86,6 +86,11 @@ describe('planNetworks', () => {
     expect(refusal(pod('ai-workloads', { [DEFAULT_NETWORK_ANNOTATION]: 'a,b' }))).toMatchObject({ object: at });
     // An override that does not parse is refused naming the Pod; one naming no network too.
     expect(refusal(pod('ai-workloads', { [DEFAULT_NETWORK_ANNOTATION]: '[{"name":' }))).toMatchObject({ object: at });
+    // The malformed override is named as such, not as the networks annotation.
+    expect(refusal(pod('ai-workloads', { [DEFAULT_NETWORK_ANNOTATION]: '[{"name":' }))).toMatchObject({
+      object: { field: `annotation ${DEFAULT_NETWORK_ANNOTATION}` },
+    });
+    expect(refusal(pod('ai-workloads', { [annotations.networks]: '[{"name":' }))).toMatchObject({ object: { field: `annotation ${annotations.networks}` } });
     expect(plan(pod('ai-workloads', { [DEFAULT_NETWORK_ANNOTATION]: '[]' }))).toBe(
       'MalformedNetworkSelections: annotation v1.multus-cni.io/default-network must name exactly one network, not 0',
     );

@@ -41,7 +41,7 @@ const COMMA_INTERFACE_FORBIDDEN = /[ \t\n\v\f\r/]/;
  * against Multus list each class with its reason.
  */
 export function parseNetworkSelections(raw: string | undefined, podNamespace: string, object?: ObjectRef): Result<NetworkSelection[]> {
-  const where: ObjectRef | undefined = object === undefined ? undefined : { ...object, field: `annotation ${annotations.networks}` };
+  const where: ObjectRef | undefined = object === undefined ? undefined : { ...object, field: object.field ?? `annotation ${annotations.networks}` };
   if (raw === undefined || raw === '') return ok([]);
   return /[[{"]/.test(raw) ? parseJsonSelections(raw, podNamespace, where) : parseCommaSelections(raw, podNamespace, where);
 }

@@ -13,6 +13,8 @@ describe('retryDelayMs', () => {
   });
 
   it('refuses a count of failed attempts that is not a whole number ≥ 1', () => {
-    for (const failed of [0, -1, 1.5, Number.NaN]) expect(() => retryDelayMs(TEARDOWN_RETRY, failed)).toThrow(RangeError);
+    for (const failed of [0, -1, 1.5, Number.NaN]) {
+      expect(() => retryDelayMs(TEARDOWN_RETRY, failed)).toThrow(new RangeError(`failed attempts must be a whole number ≥ 1, got ${String(failed)}`));
+    }
   });
 });

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Informer, type KubeClient, type KubeObject, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
-import { KubeletPeer, type PeerClaim } from '@sriov-dra/k8s/testing';
+import { KubeletPeer, type PeerAnswer, type PeerClaim } from '@sriov-dra/k8s/testing';
 import type { CniHostPaths } from './simulated-node.ts';
 
 interface PodClaimRef {
@@ -83,6 +83,12 @@ const HEARTBEAT_MS = 10_000;
  * once: each driver gets this many, each registered as the kubelet registers a plugin, taken in turn.
  */
 const PEERS_PER_DRIVER = 4;
+/**
+ * How long a call to a driver may stay unanswered before it counts as failed and is retried on the next
+ * peer: past the kubelet's own 45 s DRA call timeout, which the peer applies, so only a call the peer
+ * never answers (one caught in a driver's re-registration) is cut short.
+ */
+const CALL_DEADLINE_MS = 50_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -331,9 +337,19 @@ export class KubeletSimulator {
     const peer = peers[this.#turn++ % Math.max(1, peers.length)];
     if (peer === undefined) return `no plugin for driver ${driver} is registered`;
     // A peer replaced by a re-registration (the driver restarted) rejects what it had in flight: a failed call, retried.
-    const answer = await peer
-      .send({ op, claims })
-      .catch((error: unknown) => ({ ok: false, error: error instanceof Error ? error.message : String(error), result: undefined }));
+    let deadline: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<PeerAnswer>((resolve) => {
+      deadline = setTimeout(() => {
+        resolve({ id: 0, ok: false, error: `no answer from the kubelet within ${String(CALL_DEADLINE_MS)} ms` });
+      }, CALL_DEADLINE_MS);
+    });
+    // A late answer still resolves its own waiter inside the peer, so the peer's answers stay in order.
+    const answer = await Promise.race([
+      peer.send({ op, claims }).catch((error: unknown): PeerAnswer => ({ id: 0, ok: false, error: error instanceof Error ? error.message : String(error) })),
+      unanswered,
+    ]).finally(() => {
+      clearTimeout(deadline);
+    });
     if (!answer.ok) return answer.error ?? 'failed';
     const failed = Object.entries((answer.result ?? {}) as Record<string, { error?: string }>).filter(([, claim]) => (claim.error ?? '') !== '');
     return failed.length === 0 ? undefined : failed.map(([claimUID, claim]) => `${claimUID}: ${claim.error ?? ''}`).join('; ');

@@ -1,0 +1,36 @@
+{{- /*
+Names, labels and the image reference every template of this component uses. Named templates are global
+across the umbrella chart and its subcharts, so each name carries the component's prefix.
+*/}}
+
+{{- /* The component's namespaced objects: fullnameOverride, or the component's own name. */}}
+{{- define "dra-driver.fullname" -}}
+{{- .Values.fullnameOverride | default "dra-driver-sriov" | trunc 63 | trimSuffix "-" -}}
+{{- end }}
+
+{{- /*
+A cluster-scoped object's name (ClusterRoles, their bindings, admission configuration): the release name in
+front, so two releases never write the same object. Argument: (list . "suffix"), the suffix may be empty.
+*/}}
+{{- define "dra-driver.clusterScopedName" -}}
+{{- $root := index . 0 -}}
+{{- $suffix := index . 1 -}}
+{{- $name := printf "%s-%s" $root.Release.Name (include "dra-driver.fullname" $root) -}}
+{{- if $suffix }}{{ $name = printf "%s-%s" $name $suffix }}{{ end -}}
+{{- $name | trunc 63 | trimSuffix "-" -}}
+{{- end }}
+
+{{- /* Labels a Pod selector matches: stable for the life of the release. */}}
+{{- define "dra-driver.selectorLabels" -}}
+app.kubernetes.io/name: dra-driver-sriov
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- /* Labels on every object the component renders. */}}
+{{- define "dra-driver.labels" -}}
+{{ include "dra-driver.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: sriov-dra
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}

@@ -53,7 +53,10 @@ async function run(args: readonly string[]): Promise<void> {
   try {
     const client = settings.kubeconfig === undefined ? KubeClient.inCluster(clientOptions) : KubeClient.fromKubeConfig(settings.kubeconfig, clientOptions);
     const operator = await startOperator(settings, client, logger);
-    logger.info({ healthPort: operator.healthPort, operatorNamespace: settings.operatorNamespace, draEnabled: settings.draEnabled }, 'operator started');
+    logger.info(
+      { healthPort: operator.healthPort, operatorNamespace: settings.operatorNamespace, draEnabled: settings.draEnabled, mode: settings.mode },
+      'operator started',
+    );
     stopOnSignal(logger, 'operator', () => operator.stop());
   } catch (error) {
     fatal(logger, 'operator', error);

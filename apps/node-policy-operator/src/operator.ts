@@ -1,14 +1,17 @@
 import type { Logger } from 'pino';
-import { Registry } from 'prom-client';
 import { EventRecorder, type KubeClient, type LeaderElectionOptions, LeaderElector, startHealthServer } from '@sriov-dra/k8s';
+import { type OperatorMode, keepsSourceNads } from './coexistence/operator-mode.ts';
 import { createOperatorInformers } from './controller/shared-informers.ts';
 import { type NodePolicyController, startNodePolicyController } from './dra/node-policy-controller.ts';
+import { OperatorMetrics } from './metrics.ts';
 import { type SriovNetworkController, startSriovNetworkController } from './network/sriov-network-controller.ts';
 
 export interface OperatorSettings {
   readonly operatorNamespace: string;
   readonly resourcePrefix: string;
   readonly draEnabled: boolean;
+  /** Whether the SriovNetwork controller runs (standalone) or upstream's keeps the NADs (alongside-upstream). */
+  readonly mode: OperatorMode;
   /** Port of /healthz, /readyz and /metrics; 0 picks a free port. */
   readonly healthPort: number;
   /** Absent: this instance leads alone (one replica, or tests). */
@@ -22,10 +25,10 @@ export interface Operator {
 }
 
 /**
- * The operator process: the SriovNetwork controller and the node-policy DRA controller run only while this
- * instance holds the Lease, so two replicas never write the same generated objects; a lost Lease stops
- * them at once (their informers and queues go with them) and the campaign resumes. /readyz passes on a
- * standby, and on the leader once both controllers' informers have listed.
+ * The operator process: the SriovNetwork controller (standalone mode only) and the node-policy DRA
+ * controller run only while this instance holds the Lease, so two replicas never write the same generated
+ * objects; a lost Lease stops them at once (their informers and queues go with them) and the campaign
+ * resumes. /readyz passes on a standby, and on the leader once its controllers' informers have listed.
  */
 export async function startOperator(settings: OperatorSettings, client: KubeClient, logger: Logger): Promise<Operator> {
   const abort = new AbortController();
@@ -38,18 +41,21 @@ export async function startOperator(settings: OperatorSettings, client: KubeClie
       logger.warn({ err }, 'an Event could not be recorded');
     },
   });
-  const common = { client, logger, recorder, operatorNamespace: settings.operatorNamespace, resourcePrefix: settings.resourcePrefix };
+  const metrics = new OperatorMetrics();
+  const common = { client, logger, recorder, metrics, operatorNamespace: settings.operatorNamespace, resourcePrefix: settings.resourcePrefix };
 
   async function lead(signal: AbortSignal): Promise<void> {
     leading = true;
+    metrics.leader.set(1);
     logger.info('leading: starting the controllers');
-    // Both controllers subscribe to one set of watches, opened once they have.
+    // The controllers subscribe to one set of watches, opened once they have.
     const informers = createOperatorInformers(client, logger, { operatorNamespace: settings.operatorNamespace });
-    const networks: SriovNetworkController = startSriovNetworkController({ ...common, informers });
+    const networks: SriovNetworkController | undefined = keepsSourceNads(settings.mode) ? startSriovNetworkController({ ...common, informers }) : undefined;
     const policies: NodePolicyController = startNodePolicyController({ ...common, informers, draEnabled: settings.draEnabled });
+    const controllers = networks === undefined ? [policies] : [networks, policies];
     const stopWatching = new AbortController();
     const watching = informers.start(stopWatching.signal);
-    Promise.all([networks.waitForSync(signal), policies.waitForSync(signal)]).then(
+    Promise.all(controllers.map((controller) => controller.waitForSync(signal))).then(
       () => {
         synced = true;
       },
@@ -67,17 +73,19 @@ export async function startOperator(settings: OperatorSettings, client: KubeClie
         );
     });
     leading = false;
+    metrics.leader.set(0);
     synced = false;
     logger.warn({ reason: String(signal.reason) }, 'no longer leading: stopping the controllers');
-    await Promise.all([networks.stop(), policies.stop()]);
+    await Promise.all(controllers.map((controller) => controller.stop()));
     stopWatching.abort();
     await watching;
   }
 
   const health = await startHealthServer({
     port: settings.healthPort,
+    portFlag: '--health-port',
     host: '0.0.0.0',
-    registry: new Registry(),
+    registry: metrics.registry,
     readiness: [{ name: 'controllers', ready: () => !leading || synced }],
   });
   const election = settings.leaderElection;

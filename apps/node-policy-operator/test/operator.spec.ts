@@ -17,6 +17,7 @@ function settings(identity: string): OperatorSettings {
     operatorNamespace: OPERATOR_NS,
     resourcePrefix: 'openshift.io',
     draEnabled: true,
+    mode: 'standalone',
     healthPort: 0,
     leaderElection: { namespace: OPERATOR_NS, name: 'node-policy-operator', identity, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 },
   };

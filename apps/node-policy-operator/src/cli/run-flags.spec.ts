@@ -12,6 +12,7 @@ describe('parseRunFlags', () => {
       operatorNamespace: 'ops',
       resourcePrefix: 'openshift.io',
       draEnabled: true,
+      mode: 'standalone',
       healthPort: 8081,
       kubeApiQps: 200,
       kubeApiBurst: 400,
@@ -26,12 +27,15 @@ describe('parseRunFlags', () => {
       kubeconfig: '/k',
     });
     expect(parse([], { OPERATOR_NAMESPACE: 'ops', LEADER_ELECT: 'false' })).not.toHaveProperty('leaderElection');
+    expect(parse([], { OPERATOR_NAMESPACE: 'ops', OPERATOR_MODE: 'alongside-upstream' })).toMatchObject({ mode: 'alongside-upstream' });
+    expect(parse(['--mode', 'standalone'], { OPERATOR_NAMESPACE: 'ops', OPERATOR_MODE: 'alongside-upstream' })).toMatchObject({ mode: 'standalone' });
   });
 
   it.each([
     [[], 'InvalidComponentSetting: Flag --operator-namespace: is required: the namespace the operator runs in'],
     [['--operator-namespace', 'Ops'], 'Flag --operator-namespace: "Ops" is not a namespace name'],
     [['--operator-namespace', 'ops', '--dra-enabled', 'yes'], 'Flag --dra-enabled: "yes" is neither true nor false'],
+    [['--operator-namespace', 'ops', '--mode', 'upstream'], 'Flag --mode: "upstream" is not one of standalone, alongside-upstream'],
     [['--operator-namespace', 'ops', '--health-port', '70000'], 'Flag --health-port: "70000" is not an integer from 0 to 65535'],
     [['--operator-namespace', 'ops', '--kube-api-qps', '0'], 'Flag --kube-api-qps: "0" is not an integer from 1 to 9007199254740991'],
     [['--operator-namespace', 'ops', '--leader-election-id', 'Bad_Name'], 'Flag --leader-election-id: "Bad_Name" is not an object name'],

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { type Result, isDns1123Label, isDns1123Subdomain, ok } from '@sriov-dra/contract';
+import { OPERATOR_MODES, type OperatorMode, isOperatorMode } from '../coexistence/operator-mode.ts';
 import { type FlagSpec, flagError, flagUsage, readFlagTable } from './flag-table.ts';
 
 /** The subcommand that runs the controllers. */
@@ -9,6 +10,7 @@ export interface RunFlags {
   readonly operatorNamespace: string;
   readonly resourcePrefix: string;
   readonly draEnabled: boolean;
+  readonly mode: OperatorMode;
   /** Absent: in-cluster configuration. */
   readonly kubeconfig?: string;
   readonly healthPort: number;
@@ -32,6 +34,11 @@ const FLAGS = {
     env: 'DRA_ENABLED',
     fallback: 'true',
     help: 'whether the DRA provider is deployed; false stages spec.dra (DRAInactive) and generates nothing',
+  },
+  mode: {
+    env: 'OPERATOR_MODE',
+    fallback: 'standalone',
+    help: `${OPERATOR_MODES.join(' or ')}: standalone also renders each SriovNetwork's NAD (finalizer, Ready); alongside-upstream leaves SriovNetworks and their NADs to the SR-IOV network operator and generates only the DRA objects`,
   },
   kubeconfig: { env: 'KUBECONFIG', help: 'kubeconfig file; unset means in-cluster configuration' },
   'health-port': { env: 'HEALTH_PORT', fallback: '8081', help: 'port of /healthz, /readyz and /metrics; 0 picks a free port' },
@@ -77,6 +84,8 @@ export function parseRunFlags(argv: readonly string[], env: Readonly<Record<stri
   if (!isDns1123Label(operatorNamespace)) return flagError('operator-namespace', `${JSON.stringify(operatorNamespace)} is not a namespace name`);
   const draEnabled = boolean('dra-enabled', value('dra-enabled'));
   if (!draEnabled.ok) return draEnabled;
+  const mode = value('mode') ?? '';
+  if (!isOperatorMode(mode)) return flagError('mode', `${JSON.stringify(mode)} is not one of ${OPERATOR_MODES.join(', ')}`);
   const leaderElect = boolean('leader-elect', value('leader-elect'));
   if (!leaderElect.ok) return leaderElect;
   const healthPort = integer('health-port', value('health-port'), 0, 65_535);
@@ -94,6 +103,7 @@ export function parseRunFlags(argv: readonly string[], env: Readonly<Record<stri
     operatorNamespace,
     resourcePrefix: value('resource-prefix') ?? '',
     draEnabled: draEnabled.value,
+    mode,
     ...(kubeconfig === undefined ? {} : { kubeconfig }),
     healthPort: healthPort.value,
     kubeApiQps: qps.value,

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DRIVER_NAME, SriovDraError } from '@sriov-dra/contract';
-import { EventRecorder, KubeClient, type KubeClientOptions, readNode, readResourceClaim } from '@sriov-dra/k8s';
+import { DRIVER_NAME } from '@sriov-dra/contract';
+import { EventRecorder, type KubeClient, type KubeClientOptions, readNode, readResourceClaim, serviceKubeClient } from '@sriov-dra/k8s';
 import type { Logger } from 'pino';
 import { CheckpointStore } from './checkpoint/checkpoint-store.ts';
 import { ClaimDeviceStatusWriter } from './device/claim-device-status.ts';
@@ -50,20 +50,7 @@ export interface Driver {
 
 function kubeClient(flags: DriverFlags): KubeClient {
   const options: KubeClientOptions = { qps: flags.kubeApiQps, burst: flags.kubeApiBurst, userAgent: `${DRIVER_NAME}/dra-driver` };
-  try {
-    return flags.kubeconfig === undefined ? KubeClient.inCluster(options) : KubeClient.fromKubeConfig(flags.kubeconfig, options);
-  } catch (error) {
-    const source = flags.kubeconfig === undefined ? 'the in-cluster service account' : flags.kubeconfig;
-    throw new SriovDraError(
-      'InvalidKubeconfig',
-      `cannot load the API client configuration from ${source}: ${error instanceof Error ? error.message : String(error)}`,
-      {
-        object: { kind: 'Flag', name: '--kubeconfig' },
-        remedy: 'point --kubeconfig (or KUBECONFIG) at a readable kubeconfig file, or leave both unset inside a Pod to use its service account',
-        cause: error,
-      },
-    );
-  }
+  return serviceKubeClient(flags.kubeconfig, options);
 }
 
 /**
@@ -200,6 +187,7 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
     if (flags.healthcheckPort >= 0) {
       healthServer = await startHealthServer({
         port: flags.healthcheckPort,
+        portFlag: '--healthcheck-port',
         host: deps.healthHost ?? '0.0.0.0',
         registry: metrics.registry,
         readiness: [

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { goFoldEqual, isGoInt64 } from '@sriov-dra/cni-render';
 import { type JsonObject, type JsonValue, JsonNumber, isJsonObject, parseStrictJson } from '@sriov-dra/contract';
 import { DEFAULT_POD_RESOURCES_SOCKET } from './pod-resources/pod-resources-client.ts';
@@ -11,6 +12,7 @@ import { DEFAULT_POD_RESOURCES_SOCKET } from './pod-resources/pod-resources-clie
  */
 
 export type DaemonConfigCode =
+  | 'UnreadableDaemonConfig'
   | 'MalformedDaemonConfig'
   | 'InvalidDaemonConfigKey'
   | 'MalformedShimConfig'
@@ -20,6 +22,7 @@ export type DaemonConfigCode =
   | 'UnsupportedDaemonConfigKey';
 
 const REMEDIES: Readonly<Record<DaemonConfigCode, string>> = {
+  UnreadableDaemonConfig: 'mount daemon-config.json where --config (MULTUS_DAEMON_CONFIG) points, readable by the daemon, or point the flag at it',
   MalformedDaemonConfig: 'make daemon-config.json one JSON object without repeated keys and restart the daemon',
   InvalidDaemonConfigKey: 'give the key a value of the type named here, in daemon-config.json or the shim configuration it came from',
   MalformedShimConfig: 'the runtime passes the multus-shim configuration from the CNI configuration directory; make it one JSON object without repeated keys',
@@ -259,13 +262,26 @@ export function ignoredDaemonConfigKeys(config: DaemonConfig): { readonly key: s
   const ignored: { key: string; reason: string }[] = [];
   for (const key of ['logFile', 'logLevel', 'logToStderr', 'logOptions']) {
     if (present(key)) {
-      ignored.push({ key, reason: 'configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout' });
+      const level = key === 'logLevel' ? ' at its --log-level (LOG_LEVEL)' : '';
+      ignored.push({
+        key,
+        reason: `configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout${level}`,
+      });
     }
   }
   if (present('retryDeleteOnError')) {
     ignored.push({ key: 'retryDeleteOnError', reason: 'DEL keeps the delegate cache until every delegate is deleted, whatever the value' });
   }
   return ignored;
+}
+
+/** Reads daemon-config.json; a file that cannot be read names itself and the flag that chose it. */
+export async function readDaemonConfigFile(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new DaemonConfigError('UnreadableDaemonConfig', `--config ${path}`, `cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** Parses daemon-config.json; every error names the file and, for a misfit value, the key. */

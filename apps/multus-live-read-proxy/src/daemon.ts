@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { type HealthServer, KubeClient, type KubeClientOptions, startHealthServer } from '@sriov-dra/k8s';
+import { type HealthServer, type KubeClient, type KubeClientOptions, serviceKubeClient, startHealthServer } from '@sriov-dra/k8s';
 import { removeAbandonedWrites } from './cache/abandoned-writes.ts';
 import { checkChrootDir } from './chroot-dir.ts';
-import { type DaemonConfig, delegateBinDirs, effectiveNetConf, ignoredDaemonConfigKeys, parseDaemonConfig } from './daemon-config.ts';
+import { type DaemonConfig, delegateBinDirs, effectiveNetConf, ignoredDaemonConfigKeys, parseDaemonConfig, readDaemonConfigFile } from './daemon-config.ts';
 import type { DaemonFlags } from './daemon-flags.ts';
 import { type EntryConfigWriter, startEntryConfigWriter } from './entry-config/entry-config-writer.ts';
 import { installUserEntryConfig } from './entry-config/user-entry-config.ts';
@@ -93,7 +92,7 @@ async function aboutDaemon(config: DaemonConfig, identity: BuildIdentity | undef
 
 function kubeClient(flags: DaemonFlags): KubeClient {
   const options: KubeClientOptions = { qps: flags.kubeApiQps, burst: flags.kubeApiBurst, userAgent: 'sriov-dra/multus-live-read-proxy' };
-  return flags.kubeconfig === undefined ? KubeClient.inCluster(options) : KubeClient.fromKubeConfig(flags.kubeconfig, options);
+  return serviceKubeClient(flags.kubeconfig, options);
 }
 
 /**
@@ -102,7 +101,7 @@ function kubeClient(flags: DaemonFlags): KubeClient {
  */
 export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
-  const config = parseDaemonConfig(await readFile(flags.config), flags.config);
+  const config = parseDaemonConfig(await readDaemonConfigFile(flags.config), flags.config);
   await checkChrootDir(config);
   for (const { key, reason } of ignoredDaemonConfigKeys(config)) {
     logger.warn({ key, config: config.path }, `daemon-config.json key ${key} is not acted on: ${reason}`);
@@ -153,6 +152,7 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
     if (flags.metricsPort >= 0) {
       health = await startHealthServer({
         port: flags.metricsPort,
+        portFlag: '--metrics-port',
         host: '0.0.0.0',
         registry: metrics.registry,
         readiness: [

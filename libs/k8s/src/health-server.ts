@@ -1,5 +1,7 @@
 import { type FastifyInstance, type FastifyServerOptions, fastify } from 'fastify';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { listenError } from './listen-error.ts';
+import { processMetricsRegistry } from './process-metrics.ts';
 
 /** One condition /readyz requires; `ready` is asked on every request. */
 export interface ReadinessCheck {
@@ -10,8 +12,11 @@ export interface ReadinessCheck {
 export interface HealthServerOptions {
   /** Zero picks a free port. */
   readonly port: number;
+  /** The flag that chose the port, named when it cannot be bound. */
+  readonly portFlag: string;
   readonly host: string;
   readonly readiness: readonly ReadinessCheck[];
+  /** The service's own metrics; the process metrics are served next to them. */
   readonly registry: Registry;
 }
 
@@ -36,9 +41,14 @@ const noSchemaCompilers: NonNullable<FastifyServerOptions['schemaController']> =
 
 /**
  * A service's health endpoint: /healthz answers while the process serves requests at all, /readyz only
- * when every readiness check passes (naming the ones that do not), /metrics in the Prometheus text format.
+ * when every readiness check passes (naming the ones that do not), /metrics in the Prometheus text format:
+ * the service's metrics and the process's. A port that cannot be bound names its flag.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const registries = [options.registry, processMetricsRegistry()];
+  // Merged on every scrape, so a metric the service registers later is served too; merged once now so a
+  // name both registries use fails the start rather than every scrape.
+  Registry.merge(registries);
   const server: FastifyInstance = fastify({ logger: false, schemaController: noSchemaCompilers });
   server.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
   server.get('/readyz', async (_request, reply) => {
@@ -49,8 +59,16 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       .type('text/plain')
       .send(`not ready: ${waiting.join(', ')}`);
   });
-  server.get('/metrics', async (_request, reply) => reply.type(options.registry.contentType).send(await options.registry.metrics()));
-  await server.listen({ port: options.port, host: options.host });
+  server.get('/metrics', async (_request, reply) => {
+    const merged = Registry.merge(registries);
+    return reply.type(merged.contentType).send(await merged.metrics());
+  });
+  try {
+    await server.listen({ port: options.port, host: options.host });
+  } catch (error) {
+    await server.close();
+    throw listenError(error, options);
+  }
   const address = server.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   return { port, close: () => server.close() };

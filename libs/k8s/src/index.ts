@@ -16,3 +16,8 @@ export type { AuthMaterial, Credentials } from './credentials.ts';
 export * from './in-cluster.ts';
 export * from './kubeconfig.ts';
 export * from './health-server.ts';
+export * from './process-metrics.ts';
+export * from './log-level.ts';
+export * from './listen-error.ts';
+export * from './startup-failure.ts';
+export * from './service-client.ts';

@@ -59,7 +59,7 @@ describe('daemon-config.json keys upstream acts on', () => {
     expect(started.failure).toBeUndefined();
     expect(started.warnings).toEqual([
       'daemon-config.json key logFile is not acted on: configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout',
-      'daemon-config.json key logLevel is not acted on: configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout',
+      'daemon-config.json key logLevel is not acted on: configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout at its --log-level (LOG_LEVEL)',
       'daemon-config.json key logToStderr is not acted on: configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout',
       'daemon-config.json key logOptions is not acted on: configures the shim’s log (written into the generated entry configuration); the daemon itself logs JSON to stdout',
       'daemon-config.json key retryDeleteOnError is not acted on: DEL keeps the delegate cache until every delegate is deleted, whatever the value',

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { KubeObject, WorkQueue } from '@sriov-dra/k8s';
+import type { OperatorMetrics } from '../metrics.ts';
 import type { SharedInformer } from './shared-informers.ts';
 
 export interface ControllerLoop {
@@ -14,6 +15,8 @@ export interface ControllerLoopOptions {
   readonly informers: readonly SharedInformer<KubeObject>[];
   readonly queue: WorkQueue;
   readonly logger: Logger;
+  /** Counts each reconciliation's result and reports the queue's depth; absent in tests of the controllers. */
+  readonly metrics?: OperatorMetrics;
   /** Before the first key is handled, once every informer has listed. */
   readonly onSynced?: () => void;
   /** Reconciles one key; `retry` re-queues it with backoff, a throw does too and is logged. */
@@ -26,8 +29,9 @@ export interface ControllerLoopOptions {
  * at once, a key added while it is handled runs again after, and a failure backs off per key.
  */
 export function startControllerLoop(options: ControllerLoopOptions): ControllerLoop {
-  const { queue, informers, logger } = options;
+  const { queue, informers, logger, metrics } = options;
   const abort = new AbortController();
+  const unwatchQueue = metrics?.watchQueue(options.name, queue);
   const worker = (async () => {
     await Promise.all(informers.map((informer) => informer.waitForSync(abort.signal))).catch(() => undefined);
     options.onSynced?.();
@@ -35,10 +39,16 @@ export function startControllerLoop(options: ControllerLoopOptions): ControllerL
       const key = await queue.get();
       if (key === undefined) return;
       try {
-        if ((await options.reconcile(key, abort.signal)) === 'retry') queue.addRateLimited(key);
-        else queue.forget(key);
+        if ((await options.reconcile(key, abort.signal)) === 'retry') {
+          metrics?.reconciled(options.name, 'requeue');
+          queue.addRateLimited(key);
+        } else {
+          metrics?.reconciled(options.name, 'success');
+          queue.forget(key);
+        }
       } catch (error) {
         if (abort.signal.aborted) return;
+        metrics?.reconciled(options.name, 'error', error);
         logger.warn({ err: error, key, failures: queue.failuresOf(key) + 1 }, `${options.name} reconciliation failed; retrying`);
         queue.addRateLimited(key);
       } finally {
@@ -54,6 +64,7 @@ export function startControllerLoop(options: ControllerLoopOptions): ControllerL
       abort.abort();
       queue.shutDown();
       await worker;
+      unwatchQueue?.();
     },
   };
 }

@@ -2,6 +2,7 @@ import type { KubeObject } from '@sriov-dra/k8s';
 import { WorkQueue } from '@sriov-dra/k8s';
 import { type ControllerLoop, startControllerLoop } from '../controller/controller-loop.ts';
 import type { SharedInformer } from '../controller/shared-informers.ts';
+import type { OperatorMetrics } from '../metrics.ts';
 import { renderSourceNad } from '../render/source-nad.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { referenceKey, referencedSriovNetworks } from './dra-plan.ts';
@@ -26,6 +27,7 @@ export interface NodePolicyControllerOptions extends Omit<NodePolicyReconcilerOp
   readonly informers: NodePolicyInformers;
   /** Observes each finished reconciliation (tests, metrics). */
   readonly onReconciled?: (summary: NodePolicyReconcileSummary) => void;
+  readonly metrics?: OperatorMetrics;
 }
 
 export type NodePolicyController = ControllerLoop;
@@ -157,6 +159,7 @@ export function startNodePolicyController(options: NodePolicyControllerOptions):
     ] as SharedInformer<KubeObject>[],
     queue,
     logger,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     onSynced: refreshAndWake,
     reconcile: async (_key, signal) => {
       const summary = await reconcileNodePolicies({ ...options, nodeProblems }, signal);

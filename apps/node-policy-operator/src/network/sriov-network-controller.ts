@@ -1,6 +1,7 @@
 import { type KubeObject, WorkQueue, objectKey } from '@sriov-dra/k8s';
 import { type ControllerLoop, startControllerLoop } from '../controller/controller-loop.ts';
 import type { OperatorInformers, SharedInformer } from '../controller/shared-informers.ts';
+import type { OperatorMetrics } from '../metrics.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { type SriovNetworkReconcilerOptions, reconcileSriovNetwork } from './sriov-network-reconciler.ts';
 
@@ -9,6 +10,7 @@ type NetworkObject = KubeObject & SriovNetwork;
 export interface SriovNetworkControllerOptions extends SriovNetworkReconcilerOptions {
   /** The process's shared watches; their resync is this controller's missed-event recovery. */
   readonly informers: Pick<OperatorInformers, 'sriovNetworks' | 'nads' | 'namespaces'>;
+  readonly metrics?: OperatorMetrics;
 }
 
 export type SriovNetworkController = ControllerLoop;
@@ -69,6 +71,7 @@ export function startSriovNetworkController(options: SriovNetworkControllerOptio
     informers: [informers.sriovNetworks, informers.nads, informers.namespaces] as SharedInformer<KubeObject>[],
     queue,
     logger,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     reconcile: async (key, signal) => {
       const [namespace = '', name = ''] = key.split('/');
       await reconcileSriovNetwork({ namespace, name }, options, signal);

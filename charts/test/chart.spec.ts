@@ -57,9 +57,9 @@ describe('charts/sriov-dra under Helm v4', () => {
     const subjects = Object.fromEntries(
       objects.filter((object) => object.kind === 'ClusterRoleBinding').map((binding) => [binding.metadata.name, binding.subjects]),
     );
+    // Managed networks are off by default: the driver's Pod/NAD grant is not rendered.
     expect(subjects).toEqual({
-      'dra-sriov-driver': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
-      'dra-sriov-managed-networks': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
+      'sriov-dra-dra-driver-sriov': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
       'sriov-dra-multus-live-read-proxy': [{ kind: 'ServiceAccount', name: 'node-multus', namespace: 'infra' }],
       'sriov-dra-node-policy-operator': [{ kind: 'ServiceAccount', name: 'node-policy-operator', namespace: 'infra' }],
     });
@@ -96,7 +96,7 @@ describe('charts/sriov-dra under Helm v4', () => {
           { spec: { template: { spec: { containers: { env: { name: string; value?: string; valueFrom?: unknown }[] }[] } } } } | undefined
       )?.spec.template.spec.containers[0]?.env.find((variable) => variable.name === 'NAMESPACE');
       const grants = objects
-        .filter((object) => object.metadata.name === 'dra-sriov-driver-policies')
+        .filter((object) => object.metadata.name === 'sriov-dra-dra-driver-sriov-policies')
         .map((object) => `${object.kind} ${String(object.metadata.namespace)}`);
       return { env, grants };
     };

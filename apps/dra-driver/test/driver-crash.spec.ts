@@ -22,7 +22,7 @@ const CONFIG = '{"cniVersion":"1.0.0","name":"rail-a","type":"sriov","ipam":{"ty
 
 /** The driver's managed-network permissions, reduced for one row at a time; the chart's grant is withdrawn meanwhile. */
 const LIMITED_ROLE = 'managed-limited';
-const CHART_BINDING = 'dra-sriov-managed-networks';
+const CHART_BINDING = 'release-dra-driver-sriov-managed-networks';
 
 function limitedRules(podVerbs: readonly string[], nadVerbs: readonly string[]): Record<string, unknown>[] {
   return [

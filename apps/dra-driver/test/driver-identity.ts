@@ -6,10 +6,13 @@ import { type ControlPlane, DRIVER_CHART_DIR, createRendered, renderChartTemplat
 
 const RBAC_KINDS: ReadonlySet<string> = new Set(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
+/** The values of a release with managed networks on, whose RBAC includes managed-networks-rbac.yaml. */
+export const MANAGED_RELEASE_VALUES = { configurationMode: 'MULTUS', multusAutoAttach: true } as const;
+
 /** Creates the RBAC objects of `templates` of the driver chart, released into `namespace`, and waits until they authorize. */
 export async function applyDriverRbac(cp: ControlPlane, namespace: string, templates: readonly string[]): Promise<void> {
   for (const template of templates) {
-    const objects = renderChartTemplate(DRIVER_CHART_DIR, template, { namespace });
+    const objects = renderChartTemplate(DRIVER_CHART_DIR, template, { namespace, values: MANAGED_RELEASE_VALUES });
     const unexpected = objects.find((object) => !RBAC_KINDS.has(String(object['kind'])));
     if (unexpected !== undefined) throw new Error(`unexpected ${String(unexpected['kind'])} in ${template}`);
     await createRendered(cp.adminClient, objects, namespace);

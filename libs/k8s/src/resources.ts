@@ -55,6 +55,20 @@ export const resourceTypes = {
     kind: 'ValidatingWebhookConfiguration',
     namespaced: false,
   },
+  validatingAdmissionPolicy: {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'validatingadmissionpolicies',
+    kind: 'ValidatingAdmissionPolicy',
+    namespaced: false,
+  },
+  validatingAdmissionPolicyBinding: {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'validatingadmissionpolicybindings',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    namespaced: false,
+  },
   deviceAttributes: {
     group: 'sriovnetwork.k8snetworkplumbingwg.io',
     version: 'v1alpha1',

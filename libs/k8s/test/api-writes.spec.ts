@@ -308,7 +308,10 @@ describe('driver RBAC (§12.3) from the chart, with a real ServiceAccount token'
     );
     await createRendered(
       shared.admin,
-      renderChartTemplate(DRIVER_CHART_DIR, 'managed-networks-rbac.yaml', { namespace: 'dra-driver-sriov' }),
+      renderChartTemplate(DRIVER_CHART_DIR, 'managed-networks-rbac.yaml', {
+        namespace: 'dra-driver-sriov',
+        values: { configurationMode: 'MULTUS', multusAutoAttach: true },
+      }),
       'dra-driver-sriov',
     );
     const request = (await shared.admin.request({

@@ -38,7 +38,7 @@ import { createSysfs } from '../../src/discovery/sysfs.ts';
 import { KeyedLocks } from '../../src/kubelet/keyed-locks.ts';
 import { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
 import { RepairWorker } from '../../src/managed/repair-worker.ts';
-import { driverIdentity } from '../driver-identity.ts';
+import { MANAGED_RELEASE_VALUES, driverIdentity } from '../driver-identity.ts';
 import { publishEveryVf } from '../driver-node-fixture.ts';
 import { launchDriver } from '../driver-process.ts';
 
@@ -151,7 +151,7 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
   await createNamespace(admin, DRIVER_NAMESPACE);
   const kubeconfig = await driverIdentity(cp, path.join(dir, 'driver.kubeconfig'), { namespace: DRIVER_NAMESPACE, node: NODE }, RBAC_TEMPLATES);
   for (const template of RBAC_TEMPLATES) {
-    for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace: DRIVER_NAMESPACE })) {
+    for (const object of renderChartTemplate(DRIVER_CHART_DIR, template, { namespace: DRIVER_NAMESPACE, values: MANAGED_RELEASE_VALUES })) {
       if (object['kind'] !== 'ClusterRoleBinding') continue;
       const { metadata, roleRef } = object as { metadata: { name: string }; roleRef: RoleBindingBody['roleRef'] };
       await createRoleBinding(admin, {

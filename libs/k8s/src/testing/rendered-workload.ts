@@ -17,6 +17,8 @@ const RENDERED_KINDS: Readonly<Record<string, ResourceType>> = {
   DaemonSet: { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
   ValidatingWebhookConfiguration: resourceTypes.validatingWebhookConfiguration,
+  ValidatingAdmissionPolicy: resourceTypes.validatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding: resourceTypes.validatingAdmissionPolicyBinding,
 };
 
 /**

@@ -88,7 +88,7 @@ describe('charts/sriov-dra under Helm v4', () => {
     ).toContain('DaemonSet');
   });
 
-  it('points the driver at the operator namespace for policies when told to, reading them there alone', () => {
+  it('points the driver at global.operatorNamespace for policies when told to, reading them there alone', () => {
     const driverPolicies = (...args: string[]) => {
       const objects = template('infra', ...args);
       const env = (
@@ -104,12 +104,12 @@ describe('charts/sriov-dra under Helm v4', () => {
       env: { name: 'NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
       grants: ['Role infra', 'RoleBinding infra'],
     });
-    expect(driverPolicies('--set', 'dra-driver.policyNamespace=sriov-network-operator')).toEqual({
+    expect(driverPolicies('--set', 'global.operatorNamespace=sriov-network-operator')).toEqual({
       env: { name: 'NAMESPACE', value: 'sriov-network-operator' },
       grants: ['Role sriov-network-operator', 'RoleBinding sriov-network-operator'],
     });
-    const bad = helm('template', 'sriov-dra', CHART, '--set', 'dra-driver.policyNamespace=Not_A_Namespace');
-    expect({ status: bad.status, names: bad.stderr.includes('/policyNamespace') }).toEqual({ status: 1, names: true });
+    const bad = helm('template', 'sriov-dra', CHART, '--set', 'global.operatorNamespace=Not_A_Namespace');
+    expect({ status: bad.status, names: bad.stderr.includes('/global/operatorNamespace') }).toEqual({ status: 1, names: true });
   });
 
   it('places every workload by its component’s nodeSelector and tolerations, the webhook with its operator', () => {
@@ -227,7 +227,7 @@ describe('charts/sriov-dra under Helm v4', () => {
     ['a delegate cache on a relative path', 'multus-live-read-proxy.host.cacheDir=cache', "at '/host/cacheDir'"],
     ['a relative chroot directory', 'multus-live-read-proxy.chrootDir=hostroot', "at '/chrootDir'"],
     ['a relative pod-resources directory', 'multus-live-read-proxy.host.podResourcesDir=pod-resources', "at '/host/podResourcesDir'"],
-    ['an operator namespace Kubernetes would refuse', 'node-policy-operator.operatorNamespace=SRIOV', "at '/operatorNamespace'"],
+    ['an operator namespace Kubernetes would refuse', 'global.operatorNamespace=SRIOV', "at '/global/operatorNamespace'"],
   ])('refuses %s through the values schema, naming the field', (_case, value, message) => {
     const run = helm('template', 'sriov-dra', CHART, '--set', value);
     expect(run.status).toBe(1);

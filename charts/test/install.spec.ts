@@ -50,7 +50,7 @@ describe('helm install of charts/sriov-dra', () => {
       NAMESPACE,
       '--create-namespace',
       '--set',
-      'node-policy-operator.operatorNamespace=sriov-network-operator',
+      'global.operatorNamespace=sriov-network-operator',
     );
     // The operator's Role and the generated objects live in the SR-IOV operator's namespace, which the chart does not own.
     expect(installed.status).toBe(1);
@@ -58,7 +58,7 @@ describe('helm install of charts/sriov-dra', () => {
     helm('uninstall', 'sriov-dra', '--namespace', NAMESPACE);
 
     await createNamespace(cp.adminClient, 'sriov-network-operator');
-    const second = helm('install', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'node-policy-operator.operatorNamespace=sriov-network-operator');
+    const second = helm('install', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'global.operatorNamespace=sriov-network-operator');
     expect({ status: second.status, stderr: second.stderr }).toEqual({ status: 0, stderr: '' });
 
     const crds = (await cp.adminClient.list<Crd>(CRDS)).items;
@@ -98,7 +98,7 @@ describe('helm install of charts/sriov-dra', () => {
     };
     const before = await served();
     expect(before.caBundles).toEqual([before.ca, before.ca]);
-    const upgraded = helm('upgrade', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'node-policy-operator.operatorNamespace=sriov-network-operator');
+    const upgraded = helm('upgrade', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'global.operatorNamespace=sriov-network-operator');
     expect({ status: upgraded.status, stderr: upgraded.stderr }).toEqual({ status: 0, stderr: '' });
     expect(await served()).toEqual(before);
   }, 120_000);

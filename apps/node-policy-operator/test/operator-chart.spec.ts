@@ -50,7 +50,7 @@ describe('the operator as the chart deploys it', () => {
     for (const namespace of [RELEASE_NS, OPERATOR_NS, 'ai-workloads']) await createNamespace(admin(), namespace);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'operator-chart-'));
     healthPort = await freePort();
-    const values = { operatorNamespace: OPERATOR_NS, healthPort };
+    const values = { global: { operatorNamespace: OPERATOR_NS }, healthPort };
     objects = ['serviceaccount.yaml', 'rbac.yaml', 'deployment.yaml'].flatMap((template) =>
       renderChartTemplate(OPERATOR_CHART_DIR, template, { namespace: RELEASE_NS, values }),
     );

@@ -62,13 +62,17 @@ export function realNodeValues(
   images: ChartImages,
   ports: { readonly driverHealth: number; readonly daemonMetrics: number },
 ) {
-  const image = (name: keyof ChartImages['apps']) => ({ repository: images.apps[name].repository, tag: images.apps[name].tag, pullPolicy: 'Never' });
+  // localhost/sriov-dra/<app>: the registry is the name's first component.
+  const image = (name: keyof ChartImages['apps']) => {
+    const [registry = '', ...repository] = images.apps[name].repository.split('/');
+    return { registry, repository: repository.join('/'), tag: images.apps[name].tag, pullPolicy: 'Never' };
+  };
   return {
+    global: { operatorNamespace: OPERATOR_NAMESPACE },
     'dra-driver': {
       image: image('dra-driver'),
       configurationMode: 'MULTUS',
       multusAutoAttach: true,
-      policyNamespace: OPERATOR_NAMESPACE,
       healthcheckPort: ports.driverHealth,
       host: { kubeletDir: node.kubeletDir, cdiRoot: hardware.cdiRoot, sysfsRoot: hardware.sysfsRoot },
     },
@@ -80,7 +84,6 @@ export function realNodeValues(
     },
     'node-policy-operator': {
       image: image('node-policy-operator'),
-      operatorNamespace: OPERATOR_NAMESPACE,
       replicas: 1,
       webhook: { enabled: true, replicas: 1 },
     },

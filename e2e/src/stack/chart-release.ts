@@ -36,10 +36,10 @@ export function releaseValues(
 ): Record<string, unknown> {
   const nodeSelector = { 'kubernetes.io/hostname': node.name };
   return {
+    global: { operatorNamespace },
     'dra-driver': {
       configurationMode: 'MULTUS',
       multusAutoAttach: true,
-      policyNamespace: operatorNamespace,
       healthcheckPort: ports.driverHealth,
       // The stack's own Pods churn quickly; the default client rate is for a quiet production node.
       kubeApi: { qps: 100, burst: 200 },
@@ -48,7 +48,6 @@ export function releaseValues(
     },
     'multus-live-read-proxy': { metricsPort: ports.daemonMetrics, host: node.cni, nodeSelector },
     'node-policy-operator': {
-      operatorNamespace,
       replicas: 1,
       healthPort: ports.operatorHealth,
       webhook: { enabled: options.webhook, replicas: 1, port: ports.webhook },

@@ -54,7 +54,7 @@ describe('the webhook as the chart deploys it', () => {
     for (const namespace of [RELEASE_NS, OPERATOR_NS, TENANT_NAMESPACE]) await createNamespace(cp.adminClient, namespace);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-chart-'));
     port = await freePort();
-    objects = renderChartTemplate(OPERATOR_CHART_DIR, 'webhook.yaml', { namespace: RELEASE_NS, values: { operatorNamespace: OPERATOR_NS, webhook: { port } } });
+    objects = renderChartTemplate(OPERATOR_CHART_DIR, 'webhook.yaml', { namespace: RELEASE_NS, values: { global: { operatorNamespace: OPERATOR_NS }, webhook: { port } } });
   }, 120_000);
 
   afterAll(async () => {

@@ -34,3 +34,28 @@ app.kubernetes.io/part-of: sriov-dra
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
+
+{{- /*
+The image reference: [<registry>/]<repository>:<tag>[@<digest>]. global.imageRegistry replaces the
+component's registry; an empty tag is the chart's appVersion.
+*/}}
+{{- define "dra-driver.image" -}}
+{{- $registry := (.Values.global | default dict).imageRegistry | default .Values.image.registry -}}
+{{- $reference := printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- if $registry }}{{ $reference = printf "%s/%s" $registry $reference }}{{ end -}}
+{{- if .Values.image.digest }}{{ $reference = printf "%s@%s" $reference .Values.image.digest }}{{ end -}}
+{{- $reference -}}
+{{- end }}
+
+{{- /* The Pod's imagePullSecrets, as JSON: global.imagePullSecrets, then the component's own. */}}
+{{- define "dra-driver.imagePullSecrets" -}}
+{{- concat ((.Values.global | default dict).imagePullSecrets | default list) .Values.imagePullSecrets | toJson -}}
+{{- end }}
+
+{{- /*
+Where the SR-IOV policies live (global.operatorNamespace): the node-policy operator's namespace, whose
+generated SriovResourcePolicies and DeviceAttributes the driver reads. Empty: the release namespace.
+*/}}
+{{- define "dra-driver.operatorNamespace" -}}
+{{- (.Values.global | default dict).operatorNamespace | default .Release.Namespace -}}
+{{- end }}

@@ -34,3 +34,81 @@ app.kubernetes.io/part-of: sriov-dra
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
+
+{{- /*
+The image reference: [<registry>/]<repository>:<tag>[@<digest>]. global.imageRegistry replaces the
+component's registry; an empty tag is the chart's appVersion.
+*/}}
+{{- define "node-policy-operator.image" -}}
+{{- $registry := (.Values.global | default dict).imageRegistry | default .Values.image.registry -}}
+{{- $reference := printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- if $registry }}{{ $reference = printf "%s/%s" $registry $reference }}{{ end -}}
+{{- if .Values.image.digest }}{{ $reference = printf "%s@%s" $reference .Values.image.digest }}{{ end -}}
+{{- $reference -}}
+{{- end }}
+
+{{- /* The Pod's imagePullSecrets, as JSON: global.imagePullSecrets, then the component's own. */}}
+{{- define "node-policy-operator.imagePullSecrets" -}}
+{{- concat ((.Values.global | default dict).imagePullSecrets | default list) .Values.imagePullSecrets | toJson -}}
+{{- end }}
+
+{{- /*
+Where the SR-IOV policies live (global.operatorNamespace): the node-policy operator's namespace, whose
+generated SriovResourcePolicies and DeviceAttributes the driver reads. Empty: the release namespace.
+*/}}
+{{- define "node-policy-operator.operatorNamespace" -}}
+{{- (.Values.global | default dict).operatorNamespace | default .Release.Namespace -}}
+{{- end }}
+
+{{- /* The webhook's Pod selector: its own name, so its Service reaches only webhook Pods. */}}
+{{- define "node-policy-operator.webhookSelectorLabels" -}}
+{{- $labels := include "node-policy-operator.selectorLabels" . | fromYaml -}}
+{{- $_ := set $labels "app.kubernetes.io/name" "node-policy-operator-webhook" -}}
+{{- toYaml $labels -}}
+{{- end }}
+
+{{- /* Labels on every webhook object. */}}
+{{- define "node-policy-operator.webhookLabels" -}}
+{{- $labels := include "node-policy-operator.labels" . | fromYaml -}}
+{{- $_ := set $labels "app.kubernetes.io/name" "node-policy-operator-webhook" -}}
+{{- toYaml $labels -}}
+{{- end }}
+
+{{- /*
+Placement of a Deployment's Pods, the operator's and the webhook's alike: pull secrets, priority,
+nodeSelector, tolerations and affinity. With more than one replica and no affinity given, the replicas
+prefer different nodes, so one node's loss leaves one standing. Argument: (dict "root" . "replicas" <n>
+"selectorLabels" <YAML of the Pods' selector labels>).
+*/}}
+{{- define "node-policy-operator.podPlacement" -}}
+{{- $values := .root.Values -}}
+{{- with include "node-policy-operator.imagePullSecrets" .root | fromJsonArray }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with $values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- if $values.affinity }}
+affinity:
+  {{- toYaml $values.affinity | nindent 2 }}
+{{- else if gt (int .replicas) 1 }}
+affinity:
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- .selectorLabels | nindent 14 }}
+{{- end }}
+{{- end }}

@@ -7,6 +7,8 @@ import { VALIDATE_COMMAND } from './validate/validate-flags.ts';
 import { validateCommand } from './validate/validate-command.ts';
 import { WEBHOOK_COMMAND, parseWebhookFlags, webhookUsage } from './webhook/webhook-flags.ts';
 import { startWebhookServer } from './webhook/webhook-server.ts';
+import { setUpWebhookCertificates } from './webhook-certificates/webhook-certificates-command.ts';
+import { WEBHOOK_CERTIFICATES_COMMAND, parseWebhookCertificatesFlags, webhookCertificatesUsage } from './webhook-certificates/webhook-certificates-flags.ts';
 
 /** Exit status for a bad command line, as for a usage error. */
 const EXIT_USAGE = 2;
@@ -15,6 +17,7 @@ const USAGE = `Usage: node-policy-operator <command> [flags]
 
   ${RUN_COMMAND}        run the SriovNetwork and node-policy DRA controllers (${RUN_COMMAND} --help)
   ${WEBHOOK_COMMAND}    serve the validating admission webhook (${WEBHOOK_COMMAND} --help)
+  ${WEBHOOK_CERTIFICATES_COMMAND}   set up the webhook's serving certificate and caBundle (${WEBHOOK_CERTIFICATES_COMMAND} --help)
   ${VALIDATE_COMMAND}   check manifests offline with the webhook's rules (${VALIDATE_COMMAND} --help)
 `;
 
@@ -79,6 +82,25 @@ async function serveWebhook(args: readonly string[]): Promise<void> {
   }
 }
 
+async function setUpCertificates(args: readonly string[]): Promise<void> {
+  const flags = parseWebhookCertificatesFlags(args, process.env);
+  if (!flags.ok) {
+    process.stderr.write(`${flags.error.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+  const logger = pino({ base: { component: 'node-policy-operator-webhook-certificates' } });
+  const client = KubeClient.fromKubeConfig(undefined, { userAgent: 'sriov-dra/node-policy-operator-webhook-certificates' });
+  try {
+    const { outcome, webhooks } = await setUpWebhookCertificates(client, flags.value, logger);
+    logger.info({ secret: `${flags.value.namespace}/${flags.value.secretName}`, outcome, webhooks }, 'the webhook serving certificate is set up');
+  } catch (error) {
+    logger.fatal({ err: error }, `the webhook serving certificate was not set up: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  } finally {
+    client.close();
+  }
+}
+
 const [command, ...args] = process.argv.slice(2);
 if (command === VALIDATE_COMMAND) {
   process.exit(await validateCommand(args, process.stdout, process.stderr));
@@ -94,6 +116,12 @@ if (command === VALIDATE_COMMAND) {
     process.exit(0);
   }
   await serveWebhook(args);
+} else if (command === WEBHOOK_CERTIFICATES_COMMAND) {
+  if (wantsHelp(args)) {
+    process.stdout.write(webhookCertificatesUsage());
+    process.exit(0);
+  }
+  await setUpCertificates(args);
 } else {
   const help = command === undefined ? false : wantsHelp([command]);
   (help ? process.stdout : process.stderr).write(USAGE);

@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Result, fail, isDns1123Label, isDns1123Subdomain, ok } from '@sriov-dra/contract';
+import { LOG_LEVELS, type LogLevel, isLogLevel } from '@sriov-dra/k8s';
 
 /**
  * The driver's command line, compatible with the upstream SR-IOV DRA driver's flags and environment
@@ -26,6 +27,8 @@ export interface DriverFlags {
   /** Managed shadow attachment (§1.1); only meaningful when Multus runs the networks. */
   readonly multusAutoAttach: boolean;
   readonly sysfsRoot: string;
+  /** Absent: info. */
+  readonly logLevel?: LogLevel;
 }
 
 interface FlagSpec {
@@ -59,6 +62,10 @@ const FLAGS = {
     help: 'attach each allocated VF to the Pod through a managed shadow network (needs MULTUS)',
   },
   'sysfs-root': { env: 'SYSFS_ROOT', fallback: '/sys', help: 'where sysfs is mounted (a simulated tree for tests and demos)' },
+  'log-level': {
+    env: 'LOG_LEVEL',
+    help: 'level of the JSON log on stdout: trace, debug, info (the default), warn, error or fatal; at debug and trace a failed start also logs its stack',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 type FlagName = keyof typeof FLAGS;
@@ -166,6 +173,9 @@ export function parseDriverFlags(argv: readonly string[], env: Readonly<Record<s
     return invalid('multus-auto-attach', 'automatic network attachment needs Multus: set --configuration-mode MULTUS or leave --multus-auto-attach off');
   }
 
+  const logLevel = raw('log-level');
+  if (logLevel !== undefined && !isLogLevel(logLevel)) return invalid('log-level', `${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+
   // An empty KUBECONFIG means in-cluster configuration, as for client-go.
   const kubeconfig = raw('kubeconfig') || undefined;
   return ok({
@@ -181,5 +191,6 @@ export function parseDriverFlags(argv: readonly string[], env: Readonly<Record<s
     kubeApiBurst: burst.value,
     multusAutoAttach,
     sysfsRoot: sysfsRoot.value,
+    ...(logLevel === undefined ? {} : { logLevel }),
   });
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
+import { DEFAULT_LOG_LEVEL, exitOnStartupFailure } from '@sriov-dra/k8s';
 import { type Driver, startDriver } from './driver.ts';
 import { driverFlagsUsage, parseDriverFlags, wantsHelp } from './driver-flags.ts';
 
@@ -17,13 +18,13 @@ if (!flags.ok) {
   process.exit(EXIT_CONFIG);
 }
 
-const logger = pino({ base: { component: 'dra-driver', node: flags.value.nodeName } });
+const logLevel = flags.value.logLevel ?? DEFAULT_LOG_LEVEL;
+const logger = pino({ level: logLevel, base: { component: 'dra-driver', node: flags.value.nodeName } });
 let driver: Driver;
 try {
   driver = await startDriver(flags.value, { logger });
 } catch (error) {
-  logger.fatal({ err: error }, `driver failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  exitOnStartupFailure('dra-driver', error, logger, logLevel);
 }
 logger.info('driver started');
 

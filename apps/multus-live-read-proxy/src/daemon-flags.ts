@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type Result, fail, isDns1123Subdomain, ok } from '@sriov-dra/contract';
+import { LOG_LEVELS, type LogLevel, isLogLevel } from '@sriov-dra/k8s';
 import { DEFAULT_DAEMON_CONFIG_PATH } from './daemon-config.ts';
 
 /**
@@ -17,6 +18,8 @@ export interface DaemonFlags {
   readonly metricsPort: number;
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
+  /** Absent: info. Upstream's logLevel key in daemon-config.json stays the shim's. */
+  readonly logLevel?: LogLevel;
 }
 
 interface FlagSpec {
@@ -32,6 +35,10 @@ const FLAGS = {
   'metrics-port': { env: 'METRICS_PORT', fallback: '9091', help: 'port of /healthz, /readyz and /metrics; 0 picks a free port, negative disables' },
   'kube-api-qps': { env: 'KUBE_API_QPS', fallback: '50', help: 'sustained API requests per second (live reads add one GET per Pod and per NAD to each ADD)' },
   'kube-api-burst': { env: 'KUBE_API_BURST', fallback: '100', help: 'API request burst' },
+  'log-level': {
+    env: 'LOG_LEVEL',
+    help: 'level of the daemon’s JSON log on stdout: trace, debug, info (the default), warn, error or fatal; at debug and trace a failed start also logs its stack (daemon-config.json’s logLevel stays the shim’s)',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 type FlagName = keyof typeof FLAGS;
@@ -88,6 +95,8 @@ export function parseDaemonFlags(argv: readonly string[], env: Readonly<Record<s
   if (!qps.ok) return qps;
   const burst = integer('kube-api-burst', value('kube-api-burst') ?? '', 1);
   if (!burst.ok) return burst;
+  const logLevel = value('log-level');
+  if (logLevel !== undefined && !isLogLevel(logLevel)) return flagError('log-level', `${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
   const kubeconfig = value('kubeconfig');
   return ok({
     config: value('config') ?? DEFAULT_DAEMON_CONFIG_PATH,
@@ -96,5 +105,6 @@ export function parseDaemonFlags(argv: readonly string[], env: Readonly<Record<s
     metricsPort: metricsPort.value,
     kubeApiQps: qps.value,
     kubeApiBurst: burst.value,
+    ...(logLevel === undefined ? {} : { logLevel }),
   });
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
+import { DEFAULT_LOG_LEVEL, exitOnStartupFailure } from '@sriov-dra/k8s';
 import { type Daemon, startDaemon } from './daemon.ts';
 import { daemonFlagsUsage, parseDaemonFlags, wantsHelp } from './daemon-flags.ts';
 import { preflightCommand } from './preflight/preflight-command.ts';
@@ -23,13 +24,13 @@ if (!flags.ok) {
   process.exit(EXIT_CONFIG);
 }
 
-const logger = pino({ base: { component: 'multus-live-read-proxy', node: flags.value.nodeName } });
+const logLevel = flags.value.logLevel ?? DEFAULT_LOG_LEVEL;
+const logger = pino({ level: logLevel, base: { component: 'multus-live-read-proxy', node: flags.value.nodeName } });
 let daemon: Daemon;
 try {
   daemon = await startDaemon(flags.value, { logger });
 } catch (error) {
-  logger.fatal({ err: error }, `daemon failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  exitOnStartupFailure('multus-live-read-proxy', error, logger, logLevel);
 }
 
 const shutdown = (signal: NodeJS.Signals): void => {

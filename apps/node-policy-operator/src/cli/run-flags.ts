@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
 import { type Result, isDns1123Label, isDns1123Subdomain, ok } from '@sriov-dra/contract';
 import { OPERATOR_MODES, type OperatorMode, isOperatorMode } from '../coexistence/operator-mode.ts';
+import type { LogLevel } from '@sriov-dra/k8s';
 import { type FlagSpec, flagError, flagUsage, readFlagTable } from './flag-table.ts';
+import { LOG_LEVEL_FLAG, parseLogLevelFlag } from './log-level-flag.ts';
 
 /** The subcommand that runs the controllers. */
 export const RUN_COMMAND = 'run';
@@ -18,6 +20,8 @@ export interface RunFlags {
   readonly kubeApiBurst: number;
   /** Absent: this replica leads alone. */
   readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly identity: string };
+  /** Absent: info. */
+  readonly logLevel?: LogLevel;
 }
 
 /**
@@ -48,6 +52,7 @@ const FLAGS = {
   'leader-election-namespace': { env: 'LEADER_ELECTION_NAMESPACE', help: 'namespace of the Lease [default: the operator namespace]' },
   'leader-election-id': { env: 'LEADER_ELECTION_ID', fallback: 'sriov-dra-node-policy-operator', help: 'name of the Lease' },
   identity: { env: 'POD_NAME', help: 'this replica in the Lease [default: the host name]' },
+  'log-level': LOG_LEVEL_FLAG,
 } satisfies Record<string, FlagSpec>;
 
 type FlagName = keyof typeof FLAGS;
@@ -98,6 +103,8 @@ export function parseRunFlags(argv: readonly string[], env: Readonly<Record<stri
   if (!isDns1123Label(leaseNamespace)) return flagError('leader-election-namespace', `${JSON.stringify(leaseNamespace)} is not a namespace name`);
   const leaseName = value('leader-election-id') ?? '';
   if (!isDns1123Subdomain(leaseName)) return flagError('leader-election-id', `${JSON.stringify(leaseName)} is not an object name`);
+  const logLevel = parseLogLevelFlag(value('log-level'));
+  if (!logLevel.ok) return logLevel;
   const kubeconfig = value('kubeconfig');
   return ok({
     operatorNamespace,
@@ -109,5 +116,6 @@ export function parseRunFlags(argv: readonly string[], env: Readonly<Record<stri
     kubeApiQps: qps.value,
     kubeApiBurst: burst.value,
     ...(leaderElect.value ? { leaderElection: { namespace: leaseNamespace, name: leaseName, identity: value('identity') ?? hostname() } } : {}),
+    ...(logLevel.value === undefined ? {} : { logLevel: logLevel.value }),
   });
 }

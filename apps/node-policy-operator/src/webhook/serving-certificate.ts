@@ -10,23 +10,45 @@ export interface ServingCertificate {
   readonly key: Buffer;
 }
 
-/** A serving certificate that cannot be read; the message names the file and what to do. */
+export type ServingCertificateCode = 'UnreadableServingCertificate' | 'InvalidServingCertificate';
+
+/** A serving certificate that cannot be read or used; the message names the flag, the file and what to do. */
 export class ServingCertificateError extends Error {
   override readonly name = 'ServingCertificateError';
+  readonly code: ServingCertificateCode;
+
+  constructor(code: ServingCertificateCode, subject: string, detail: string, remedy: string, cause: unknown) {
+    super(`${code}: ${subject}: ${detail} \u2014 ${remedy}`, { cause });
+    this.code = code;
+  }
 }
 
 export function readServingCertificate(files: ServingCertificateFiles): ServingCertificate {
-  const read = (path: string, what: string): Buffer => {
+  const read = (path: string, what: string, flag: string): Buffer => {
     try {
       return readFileSync(path);
     } catch (error) {
       throw new ServingCertificateError(
-        `cannot read the webhook's TLS ${what} ${path}: ${(error as Error).message} — mount the serving certificate Secret there or pass its path by flag`,
-        { cause: error },
+        'UnreadableServingCertificate',
+        `Flag ${flag}`,
+        `cannot read the webhook's TLS ${what} ${path}: ${(error as Error).message}`,
+        `mount the serving certificate Secret there or point ${flag} at the file`,
+        error,
       );
     }
   };
-  return { cert: read(files.certFile, 'certificate'), key: read(files.keyFile, 'private key') };
+  return { cert: read(files.certFile, 'certificate', '--tls-cert-file'), key: read(files.keyFile, 'private key', '--tls-private-key-file') };
+}
+
+/** A certificate and key that were read but cannot serve TLS together (not PEM, or not a pair). */
+export function invalidServingCertificate(files: ServingCertificateFiles, error: unknown): ServingCertificateError {
+  return new ServingCertificateError(
+    'InvalidServingCertificate',
+    `Flag --tls-cert-file ${files.certFile}, --tls-private-key-file ${files.keyFile}`,
+    `cannot serve TLS with them: ${error instanceof Error ? error.message : String(error)}`,
+    'give a PEM certificate (chain allowed) and its PEM private key',
+    error,
+  );
 }
 
 /** Modification time and inode of both files: a Secret volume update replaces them (new inodes). */

@@ -1,5 +1,7 @@
 import { type Result, isDns1123Label, ok } from '@sriov-dra/contract';
+import type { LogLevel } from '@sriov-dra/k8s';
 import { type FlagSpec, flagError, flagUsage, readFlagTable } from '../cli/flag-table.ts';
+import { LOG_LEVEL_FLAG, parseLogLevelFlag } from '../cli/log-level-flag.ts';
 
 /** The subcommand's name on the operator's command line. */
 export const WEBHOOK_COMMAND = 'webhook';
@@ -10,6 +12,8 @@ export interface WebhookFlags {
   readonly host: string;
   readonly port: number;
   readonly operatorNamespace: string;
+  /** Absent: info. */
+  readonly logLevel?: LogLevel;
 }
 
 /** A flag beats its environment variable, which beats the default. */
@@ -19,6 +23,7 @@ const FLAGS = {
   'bind-address': { env: 'BIND_ADDRESS', fallback: '0.0.0.0', help: 'address to listen on' },
   port: { env: 'WEBHOOK_PORT', fallback: '9443', help: 'HTTPS port of the review paths and /healthz; 0 picks a free port' },
   'operator-namespace': { env: 'OPERATOR_NAMESPACE', help: 'the operator namespace: home of the default policy (required)' },
+  'log-level': LOG_LEVEL_FLAG,
 } as const satisfies Record<string, FlagSpec>;
 
 export function webhookUsage(): string {
@@ -41,11 +46,14 @@ export function parseWebhookFlags(argv: readonly string[], env: Readonly<Record<
   const operatorNamespace = value('operator-namespace');
   if (operatorNamespace === undefined) return flagError('operator-namespace', 'is required: the namespace the operator runs in');
   if (!isDns1123Label(operatorNamespace)) return flagError('operator-namespace', `${JSON.stringify(operatorNamespace)} is not a namespace name`);
+  const logLevel = parseLogLevelFlag(value('log-level'));
+  if (!logLevel.ok) return logLevel;
   return ok({
     certFile: value('tls-cert-file') ?? '',
     keyFile: value('tls-private-key-file') ?? '',
     host: value('bind-address') ?? '',
     port,
     operatorNamespace,
+    ...(logLevel.value === undefined ? {} : { logLevel: logLevel.value }),
   });
 }

@@ -3,7 +3,14 @@ import type { Logger } from 'pino';
 import type { AdmissionOptions, AdmittedKind } from '../admission/admission-object.ts';
 import { ADMISSION_REVIEW_API_VERSION, admissionReviewSchema, reviewResponse, uidOf } from './admission-review.ts';
 import { reviewAdmission } from './review-admission.ts';
-import { type ServingCertificateFiles, readServingCertificate, watchServingCertificate } from './serving-certificate.ts';
+import { listenError } from '@sriov-dra/k8s';
+import {
+  type ServingCertificate,
+  type ServingCertificateFiles,
+  invalidServingCertificate,
+  readServingCertificate,
+  watchServingCertificate,
+} from './serving-certificate.ts';
 
 /** The path the ValidatingWebhookConfiguration names for each kind. */
 export const WEBHOOK_PATHS: Readonly<Record<AdmittedKind, string>> = {
@@ -32,15 +39,10 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-/**
- * The validating admission webhook over TLS: one path per kind, answering admission.k8s.io/v1
- * AdmissionReviews, and /healthz. A body that is not a review is answered 400 with the reason; a review
- * with a uid whose content is unusable is refused through the review, so the client sees why.
- */
-export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const { logger } = options;
-  const server = fastify({
-    https: readServingCertificate(options),
+/** The HTTPS server before its routes; TLS rejects a certificate or key that cannot serve here. */
+function reviewServer(certificate: ServingCertificate, logger: Logger) {
+  return fastify({
+    https: certificate,
     loggerInstance: logger,
     // Each review is logged once, with its decision, by the route itself.
     logController: new LogController({ disableRequestLogging: true }),
@@ -50,6 +52,22 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
   });
+}
+
+/**
+ * The validating admission webhook over TLS: one path per kind, answering admission.k8s.io/v1
+ * AdmissionReviews, and /healthz. A body that is not a review is answered 400 with the reason; a review
+ * with a uid whose content is unusable is refused through the review, so the client sees why.
+ */
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const { logger } = options;
+  const certificate = readServingCertificate(options);
+  let server: ReturnType<typeof reviewServer>;
+  try {
+    server = reviewServer(certificate, logger);
+  } catch (error) {
+    throw invalidServingCertificate(options, error);
+  }
   server.get('/healthz', async (_request, reply) => reply.type('text/plain').send('ok'));
   for (const [kind, path] of Object.entries(WEBHOOK_PATHS) as [AdmittedKind, string][]) {
     server.post(path, async (request, reply) => {
@@ -96,7 +114,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     await server.listen({ host: options.host, port: options.port });
   } catch (error) {
     stopWatching();
-    throw error;
+    await server.close();
+    throw listenError(error, { portFlag: '--port', host: options.host, port: options.port });
   }
   const address = server.server.address();
   return {

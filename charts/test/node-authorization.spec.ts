@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_NAME, MANAGED_BY_VALUE, labels } from '@sriov-dra/contract';
-import { type KubeApiError, type KubeClient, type KubeObject, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   UMBRELLA_CHART_DIR,
@@ -98,7 +98,7 @@ async function refusal(write: () => Promise<unknown>): Promise<{ status: number;
     return 'allowed';
   } catch (error) {
     if (!isApiError(error)) throw error;
-    return { status: (error as KubeApiError).status, message: (error as KubeApiError).apiStatus?.message ?? '' };
+    return { status: error.status, message: error.apiStatus?.message ?? '' };
   }
 }
 
@@ -131,9 +131,13 @@ beforeAll(async () => {
   daemonA = await podBoundClient('multus-live-read-proxy', 'daemon-a');
   driverUnbound = cp.clientWithToken(await serviceAccountToken(admin, { namespace: NAMESPACE, name: 'dra-driver-sriov' }));
   // The API server enforces a policy once its informer has it: until then node B's slice is admitted (dry run).
-  await waitFor('the node-authorization policies enforced', async () => (await refusal(() => dryRun(resourceTypes.resourceSlice, driverA, slice('probe', 'node-b')))) !== 'allowed', {
-    timeoutMs: 30_000,
-  });
+  await waitFor(
+    'the node-authorization policies enforced',
+    async () => (await refusal(() => dryRun(resourceTypes.resourceSlice, driverA, slice('probe', 'node-b')))) !== 'allowed',
+    {
+      timeoutMs: 30_000,
+    },
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -143,13 +147,19 @@ afterAll(async () => {
 describe('the tokens the kubelet mounts', () => {
   it('carry the node of the Pod they are bound to; an unbound token carries none', async () => {
     const review = async (client: KubeClient) =>
-      ((await client.request({
-        method: 'POST',
-        path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
-        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
-      })) as { status: { userInfo: { username: string; extra?: Record<string, string[]> } } }).status.userInfo;
+      (
+        (await client.request({
+          method: 'POST',
+          path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+        })) as { status: { userInfo: { username: string; extra?: Record<string, string[]> } } }
+      ).status.userInfo;
     const bound = await review(driverA);
-    expect({ username: bound.username, node: bound.extra?.['authentication.kubernetes.io/node-name'], uid: bound.extra?.['authentication.kubernetes.io/node-uid'] }).toEqual({
+    expect({
+      username: bound.username,
+      node: bound.extra?.['authentication.kubernetes.io/node-name'],
+      uid: bound.extra?.['authentication.kubernetes.io/node-uid'],
+    }).toEqual({
       username: DRIVER,
       node: ['node-a'],
       uid: [nodeUID.a],
@@ -253,11 +263,9 @@ describe('the driver, managed networks on', () => {
 describe('the Multus daemon', () => {
   it('reports network-status on Pods of its node, not of node B', async () => {
     const status = { namespace: WORKLOADS, name: 'pod-a', subresource: 'status' };
-    const patched = await daemonA.patch<KubeObject>(resourceTypes.pod, status, networkStatus('[]'), contentTypes.mergePatch);
+    const patched = await daemonA.patch(resourceTypes.pod, status, networkStatus('[]'), contentTypes.mergePatch);
     expect(patched.metadata.annotations?.['k8s.v1.cni.cncf.io/network-status']).toBe('[]');
-    expect(
-      await refusal(() => daemonA.patch(resourceTypes.pod, { ...status, name: 'pod-b' }, networkStatus('[]'), contentTypes.mergePatch)),
-    ).toEqual(
+    expect(await refusal(() => daemonA.patch(resourceTypes.pod, { ...status, name: 'pod-b' }, networkStatus('[]'), contentTypes.mergePatch))).toEqual(
       denial(
         'multus-live-read-proxy',
         'node-pods',

@@ -13,6 +13,8 @@ const FOOTPRINT_KINDS = {
   ClusterRole: resourceTypes.clusterRole,
   ClusterRoleBinding: resourceTypes.clusterRoleBinding,
   ValidatingWebhookConfiguration: resourceTypes.validatingWebhookConfiguration,
+  ValidatingAdmissionPolicy: resourceTypes.validatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding: resourceTypes.validatingAdmissionPolicyBinding,
   DeviceClass: resourceTypes.deviceClass,
   ResourceSlice: resourceTypes.resourceSlice,
 } as const satisfies Record<string, ResourceType>;

@@ -178,7 +178,10 @@ async function startOnCluster(
   context.owned.push(
     ...release.objects.flatMap((object) => {
       const metadata = object['metadata'] as { name: string; namespace?: string };
-      return metadata.namespace === undefined && ['ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration'].includes(String(object['kind']))
+      return metadata.namespace === undefined &&
+        ['ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(
+          String(object['kind']),
+        )
         ? [{ kind: String(object['kind']), name: metadata.name }]
         : [];
     }),

@@ -280,13 +280,13 @@ describe('managed networks off', () => {
   it('renders no Pod or NAD grant for the driver: the API server refuses by RBAC', async () => {
     const namespace = 'sriov-dra-off';
     await createNamespace(cp.adminClient, namespace);
-    const objects = renderAuthorization('off', namespace);
+    const objects = renderAuthorization('unmanaged', namespace);
     const policies = objects.filter((object) => String(object['kind']).startsWith('ValidatingAdmissionPolicy'));
     expect(policies.map((object) => `${String(object['kind'])} ${(object['metadata'] as { name: string }).name}`).sort()).toEqual([
-      'ValidatingAdmissionPolicy off-dra-driver-sriov-node-resourceslices',
-      'ValidatingAdmissionPolicy off-multus-live-read-proxy-node-pods',
-      'ValidatingAdmissionPolicyBinding off-dra-driver-sriov-node-resourceslices',
-      'ValidatingAdmissionPolicyBinding off-multus-live-read-proxy-node-pods',
+      'ValidatingAdmissionPolicy unmanaged-dra-driver-sriov-node-resourceslices',
+      'ValidatingAdmissionPolicy unmanaged-multus-live-read-proxy-node-pods',
+      'ValidatingAdmissionPolicyBinding unmanaged-dra-driver-sriov-node-resourceslices',
+      'ValidatingAdmissionPolicyBinding unmanaged-multus-live-read-proxy-node-pods',
     ]);
     await createRendered(cp.adminClient, objects, namespace);
     const driver = await podBoundClient('dra-driver-sriov', 'driver-off', namespace);

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, helmBinary, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
-import { CHART_CRD_NAMES } from './chart-crds.ts';
+import { CHART_CRD_NAMES, UPSTREAM_OWNED_CRD_NAMES } from './chart-crds.ts';
+import { crdsApply } from './crds-apply.ts';
 
 const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
 const NAMESPACE = 'sriov-dra';
@@ -34,6 +35,9 @@ function helm(...args: string[]): { status: number | null; stdout: string; stder
 
 beforeAll(async () => {
   cp = await startControlPlane();
+  // A fresh cluster: the CRDs other projects own come first, from the documented step (docs/install-and-upgrade.md).
+  const applied = crdsApply(cp.kubeconfig);
+  expect({ status: applied.status, stderr: applied.stderr }).toEqual({ status: 0, stderr: '' });
 }, 120_000);
 
 afterAll(async () => {
@@ -62,7 +66,7 @@ describe('helm install of charts/sriov-dra', () => {
     expect({ status: second.status, stderr: second.stderr }).toEqual({ status: 0, stderr: '' });
 
     const crds = (await cp.adminClient.list<Crd>(CRDS)).items;
-    expect(crds.map((crd) => crd.metadata.name).sort()).toEqual(CHART_CRD_NAMES);
+    expect(crds.map((crd) => crd.metadata.name).sort()).toEqual([...CHART_CRD_NAMES, ...UPSTREAM_OWNED_CRD_NAMES].sort());
     await waitFor(
       'the CRDs Established',
       async () =>

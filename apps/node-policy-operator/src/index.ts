@@ -12,3 +12,4 @@ export * from './network/sriov-network-controller.ts';
 export * from './dra/node-policy-controller.ts';
 export * from './dra/node-policy-reconciler.ts';
 export * from './dra/dra-plan.ts';
+export * from './crds/apply-crds.ts';

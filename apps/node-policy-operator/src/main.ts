@@ -2,6 +2,9 @@
 import { pino } from 'pino';
 import { KubeClient } from '@sriov-dra/k8s';
 import { RUN_COMMAND, parseRunFlags, runUsage } from './cli/run-flags.ts';
+import { crdsCommand } from './crds/crds-command.ts';
+import { checkDraSchemasAtStart } from './crds/dra-schema-check.ts';
+import { CRDS_COMMAND } from './crds/crds-flags.ts';
 import { startOperator } from './operator.ts';
 import { VALIDATE_COMMAND } from './validate/validate-flags.ts';
 import { validateCommand } from './validate/validate-command.ts';
@@ -19,6 +22,7 @@ const USAGE = `Usage: node-policy-operator <command> [flags]
   ${WEBHOOK_COMMAND}    serve the validating admission webhook (${WEBHOOK_COMMAND} --help)
   ${WEBHOOK_CERTIFICATES_COMMAND}   set up the webhook's serving certificate and caBundle (${WEBHOOK_CERTIFICATES_COMMAND} --help)
   ${VALIDATE_COMMAND}   check manifests offline with the webhook's rules (${VALIDATE_COMMAND} --help)
+  ${CRDS_COMMAND} apply  install the CRDs other projects own, or add spec.dra to installed ones (${CRDS_COMMAND} apply --help)
 `;
 
 const wantsHelp = (argv: readonly string[]): boolean => argv.includes('--help') || argv.includes('-h');
@@ -55,6 +59,7 @@ async function run(args: readonly string[]): Promise<void> {
   const clientOptions = { qps: settings.kubeApiQps, burst: settings.kubeApiBurst, userAgent: 'sriov-dra/node-policy-operator' };
   try {
     const client = settings.kubeconfig === undefined ? KubeClient.inCluster(clientOptions) : KubeClient.fromKubeConfig(settings.kubeconfig, clientOptions);
+    if (!(await checkDraSchemasAtStart(client, logger))) process.exit(1);
     const operator = await startOperator(settings, client, logger);
     logger.info(
       { healthPort: operator.healthPort, operatorNamespace: settings.operatorNamespace, draEnabled: settings.draEnabled, mode: settings.mode },
@@ -104,6 +109,8 @@ async function setUpCertificates(args: readonly string[]): Promise<void> {
 const [command, ...args] = process.argv.slice(2);
 if (command === VALIDATE_COMMAND) {
   process.exit(await validateCommand(args, process.stdout, process.stderr));
+} else if (command === CRDS_COMMAND) {
+  process.exit(await crdsCommand(args, process.stdout, process.stderr));
 } else if (command === RUN_COMMAND) {
   if (wantsHelp(args)) {
     process.stdout.write(runUsage());

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeClient } from '@sriov-dra/k8s';
+import { applyUpstreamOwnedCrds, crdsApplySucceeded, formatCrdsReport } from '@sriov-dra/node-policy-operator';
 import {
   UMBRELLA_CHART_DIR,
   cniPlugins,
@@ -174,6 +175,11 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
         stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
 
+    // helm install brings only the chart's own CRDs; the ones other projects own come first, from the
+    // documented step (node-policy-operator crds apply, the same code).
+    log('installing the CRDs other projects own (crds apply)');
+    const upstreamOwned = await applyUpstreamOwnedCrds(admin, { dryRun: false, namespace: 'default' });
+    if (!crdsApplySucceeded(upstreamOwned)) throw new Error(`crds apply failed:\n${formatCrdsReport(upstreamOwned).join('\n')}`);
     log('installing the chart with helm install --wait');
     await installCrdObjects(admin, readCrds(cniPlugins().whereaboutsCrdsDir));
     for (const namespace of [OPERATOR_NAMESPACE, WORKLOADS]) await createNamespace(admin, namespace);

@@ -1,9 +1,11 @@
-// The stack installed the way an administrator installs it: the umbrella chart rendered by Helm itself
-// with values for this node, its CRDs (and Whereabouts') established first as `helm install` does, then
-// every rendered object created on the API server as it is.
+// The stack installed the way an administrator installs it: the CRDs other projects own from
+// `node-policy-operator crds apply` (the same code), the umbrella chart rendered by Helm itself with values for
+// this node, its own CRDs (and Whereabouts') established first as `helm install` does, then every rendered
+// object created on the API server as it is.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { KubeClient } from '@sriov-dra/k8s';
+import { applyUpstreamOwnedCrds, crdsApplySucceeded, formatCrdsReport } from '@sriov-dra/node-policy-operator';
 import { UMBRELLA_CHART_DIR, cniPlugins, createNamespace, createRendered, installCrdObjects, readCrds, renderChart } from '@sriov-dra/k8s/testing';
 import type { SimulatedNode } from './simulated-node.ts';
 
@@ -60,6 +62,8 @@ export async function installRelease(
   client: KubeClient,
   options: { readonly namespace: string; readonly operatorNamespace: string; readonly values: Record<string, unknown> },
 ): Promise<ChartRelease> {
+  const upstreamOwned = await applyUpstreamOwnedCrds(client, { dryRun: false, namespace: 'default' });
+  if (!crdsApplySucceeded(upstreamOwned)) throw new Error(`crds apply failed:\n${formatCrdsReport(upstreamOwned).join('\n')}`);
   const crds = [...readCrds(), ...readCrds(cniPlugins().whereaboutsCrdsDir)];
   await installCrdObjects(client, crds);
   for (const namespace of new Set([options.namespace, options.operatorNamespace])) await createNamespace(client, namespace);

@@ -108,6 +108,21 @@ const catalog = {
     summary: 'a hardware selector cannot be translated safely for managed networking',
     remedy: 'use vendors, devices, pfNames, pfPciAddresses, pciAddresses or linkType filters only',
   },
+  // CRDs other projects own, extended with spec.dra (node-policy-operator crds apply).
+  CrdNotMergeable: {
+    summary:
+      'an installed CRD cannot take this release\u2019s spec.dra safely (a version this release does not know, another scope or kind, or a spec.dra another project declares)',
+    remedy:
+      'nothing was changed; install the sriov-dra release whose CRDs know this version, or compare the CRD with `node-policy-operator crds apply --dry-run` and resolve the difference with its owner before running crds apply again',
+  },
+  DraSchemaMissing: {
+    summary: 'an installed CRD does not declare spec.dra, so the API server prunes it from every object of that kind',
+    remedy: 'run `node-policy-operator crds apply` (docs/install-and-upgrade.md) to add spec.dra to the CRD; the operator starts once it is there',
+  },
+  DraRoundTripFailed: {
+    summary: 'an object written with spec.dra came back from the API server without it or changed',
+    remedy: 'check the CRD with `kubectl get crd -o yaml` for a served version without spec.dra and run `node-policy-operator crds apply` again',
+  },
   // Prepare-time resolution (§4.1, §5.2, §6.1, §6.5).
   MissingNetworkTemplate: {
     summary: 'no NAD template is configured for an allocated VF',

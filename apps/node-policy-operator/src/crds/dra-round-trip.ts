@@ -1,0 +1,65 @@
+import { SriovDraError, jsonEqualIgnoringKeyOrder } from '@sriov-dra/contract';
+import { type KubeClient, type KubeObject, delay, errorMessage, isApiError, resourcePath, resourceTypes } from '@sriov-dra/k8s';
+
+/** Never stored: it is only ever created with dryRun=All. */
+export const ROUND_TRIP_POLICY_NAME = 'sriov-dra-crds-apply-round-trip';
+
+/** Every value member of spec.dra, with the zero values a careless schema would drop. */
+export const ROUND_TRIP_DRA = {
+  attributes: {
+    'networking.example.com/rail': { string: 'rail-a' },
+    'networking.example.com/lanes': { int: 0 },
+    'networking.example.com/lossless': { bool: false },
+    'networking.example.com/firmware': { version: '1.2.3' },
+  },
+} as const;
+
+function roundTripPolicy(namespace: string): Record<string, unknown> {
+  return {
+    apiVersion: 'sriovnetwork.openshift.io/v1',
+    kind: 'SriovNetworkNodePolicy',
+    metadata: { name: ROUND_TRIP_POLICY_NAME, namespace },
+    spec: {
+      resourceName: 'sriovdraroundtrip',
+      nodeSelector: { 'sriovnetwork.k8snetworkplumbingwg.io/crds-apply-round-trip': 'true' },
+      numVfs: 1,
+      nicSelector: { vendor: '15b3' },
+      dra: ROUND_TRIP_DRA,
+    },
+  };
+}
+
+/**
+ * Proves spec.dra survives the API server: creates a policy with every kind of attribute value with
+ * dryRun=All (admission, defaulting and pruning run; nothing is stored) and compares the spec.dra it gets
+ * back. A CRD just created or changed takes a moment to be served with its new schema, so a 404 or a
+ * pruned answer is asked again until `timeoutMs`; the last answer is the one reported.
+ */
+export async function checkDraRoundTrip(client: KubeClient, crdName: string, namespace: string, timeoutMs = 30_000): Promise<SriovDraError | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let problem: string;
+    try {
+      const created = (await client.request({
+        method: 'POST',
+        path: resourcePath(resourceTypes.sriovNetworkNodePolicy, { namespace }),
+        query: { dryRun: 'All', fieldValidation: 'Strict' },
+        body: roundTripPolicy(namespace),
+        object: { kind: 'SriovNetworkNodePolicy', namespace, name: ROUND_TRIP_POLICY_NAME },
+      })) as KubeObject;
+      const dra = (created['spec'] as { dra?: unknown } | undefined)?.dra;
+      if (jsonEqualIgnoringKeyOrder(dra, ROUND_TRIP_DRA)) return undefined;
+      problem = `spec.dra came back as ${dra === undefined ? 'nothing (pruned)' : JSON.stringify(dra)} instead of ${JSON.stringify(ROUND_TRIP_DRA)}`;
+    } catch (error) {
+      // Strict field validation names a field the schema does not declare instead of pruning it.
+      if (!isApiError(error, 'NotFound', 'BadRequest')) throw error;
+      problem = `a policy with spec.dra was refused: ${errorMessage(error)}`;
+    }
+    if (Date.now() >= deadline) {
+      return new SriovDraError('DraRoundTripFailed', `${problem} (dry-run create of SriovNetworkNodePolicy ${namespace}/${ROUND_TRIP_POLICY_NAME})`, {
+        object: { kind: 'CustomResourceDefinition', name: crdName },
+      });
+    }
+    await delay(500);
+  }
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
-import { KubeClient } from '@sriov-dra/k8s';
+import { DEFAULT_LOG_LEVEL, KubeClient, exitOnStartupFailure, serviceKubeClient } from '@sriov-dra/k8s';
 import { RUN_COMMAND, parseRunFlags, runUsage } from './cli/run-flags.ts';
 import { crdsCommand } from './crds/crds-command.ts';
 import { checkDraSchemasAtStart } from './crds/dra-schema-check.ts';
@@ -43,11 +43,6 @@ function stopOnSignal(logger: pino.Logger, what: string, stop: () => Promise<voi
   process.once('SIGINT', handler);
 }
 
-function fatal(logger: pino.Logger, what: string, error: unknown): never {
-  logger.fatal({ err: error }, `${what} failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-}
-
 async function run(args: readonly string[]): Promise<void> {
   const flags = parseRunFlags(args, process.env);
   if (!flags.ok) {
@@ -55,10 +50,11 @@ async function run(args: readonly string[]): Promise<void> {
     process.exit(EXIT_USAGE);
   }
   const settings = flags.value;
-  const logger = pino({ base: { component: 'node-policy-operator' } });
+  const logLevel = settings.logLevel ?? DEFAULT_LOG_LEVEL;
+  const logger = pino({ level: logLevel, base: { component: 'node-policy-operator' } });
   const clientOptions = { qps: settings.kubeApiQps, burst: settings.kubeApiBurst, userAgent: 'sriov-dra/node-policy-operator' };
   try {
-    const client = settings.kubeconfig === undefined ? KubeClient.inCluster(clientOptions) : KubeClient.fromKubeConfig(settings.kubeconfig, clientOptions);
+    const client = serviceKubeClient(settings.kubeconfig, clientOptions);
     if (!(await checkDraSchemasAtStart(client, logger))) process.exit(1);
     const operator = await startOperator(settings, client, logger);
     logger.info(
@@ -67,7 +63,7 @@ async function run(args: readonly string[]): Promise<void> {
     );
     stopOnSignal(logger, 'operator', () => operator.stop());
   } catch (error) {
-    fatal(logger, 'operator', error);
+    exitOnStartupFailure('node-policy-operator', error, logger, logLevel);
   }
 }
 
@@ -77,13 +73,14 @@ async function serveWebhook(args: readonly string[]): Promise<void> {
     process.stderr.write(`${flags.error.message}\n`);
     process.exit(EXIT_USAGE);
   }
-  const logger = pino({ base: { component: 'node-policy-operator-webhook' } });
+  const logLevel = flags.value.logLevel ?? DEFAULT_LOG_LEVEL;
+  const logger = pino({ level: logLevel, base: { component: 'node-policy-operator-webhook' } });
   try {
     const server = await startWebhookServer({ ...flags.value, logger });
     logger.info({ port: server.port, operatorNamespace: flags.value.operatorNamespace }, 'serving admission reviews');
     stopOnSignal(logger, 'webhook', () => server.close());
   } catch (error) {
-    fatal(logger, 'webhook', error);
+    exitOnStartupFailure('node-policy-operator webhook', error, logger, logLevel);
   }
 }
 

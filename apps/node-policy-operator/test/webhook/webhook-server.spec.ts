@@ -269,6 +269,6 @@ describe('node-policy-operator webhook (the command)', () => {
       'sriov-network-operator',
     ]);
     expect(await webhook.exited).toBe(1);
-    expect(webhook.stdout()).toContain(`cannot read the webhook's TLS certificate ${join(dir, 'missing.crt')}`);
+    expect(webhook.stderr()).toContain(`cannot read the webhook's TLS certificate ${join(dir, 'missing.crt')}`);
   });
 });

@@ -1,17 +1,19 @@
 // The webhook as the chart deploys it, called by a real API server the way a cluster calls it: through
-// the Service the ValidatingWebhookConfiguration names, verified against the caBundle the chart generated,
-// with the Service's DNS name as the TLS server name. No cluster network exists here, so the API server
-// routes Services to their endpoints (--enable-aggregator-routing) and the endpoint is an address of a
-// link this test adds (the API server refuses loopback endpoints). The webhook runs as
-// `node-policy-operator webhook` with exactly the rendered container's arguments and environment, its
-// certificate files written from the rendered Secret where the container mounts it.
+// the Service the ValidatingWebhookConfiguration names, verified against the caBundle the webhook's init
+// container applied, with the Service's DNS name as the TLS server name. No cluster network exists here,
+// so the API server routes Services to their endpoints (--enable-aggregator-routing) and the endpoint is an
+// address of a link this test adds (the API server refuses loopback endpoints). The init container runs as
+// `node-policy-operator webhook-certificates` and the server as `node-policy-operator webhook`, each with
+// exactly the rendered container's arguments and environment, the init container with a token of the
+// chart's webhook ServiceAccount (so the chart's RBAC is what authorizes it), each Pod's emptyDir a
+// directory of its own.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ResourceType, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   OPERATOR_CHART_DIR,
@@ -22,10 +24,12 @@ import {
   installCrds,
   podSpecOf,
   renderChartTemplate,
+  serviceAccountKubeconfig,
   startControlPlane,
   terminateChild,
   waitFor,
 } from '@sriov-dra/k8s/testing';
+import { CA_BUNDLE_FIELD_MANAGER } from '../../src/webhook-certificates/ca-bundle.ts';
 import { ADMISSION_CASES, TENANT_NAMESPACE } from '../admission/admission-cases.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -35,13 +39,53 @@ const OPERATOR_NS = 'sriov-network-operator';
 const ENDPOINT_IP = '198.51.100.71';
 const LINK = 'sdra-webhook0';
 const ENDPOINT_SLICES: ResourceType = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true };
+const SECRETS: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
+const SECRET_NAME = 'node-policy-operator-webhook-tls';
+
+interface Secret extends KubeObject {
+  readonly data: Record<string, string>;
+}
+interface WebhookConfiguration extends KubeObject {
+  readonly metadata: KubeObject['metadata'] & {
+    readonly managedFields?: readonly { readonly manager: string; readonly operation: string; readonly fieldsV1?: unknown }[];
+  };
+  readonly webhooks: readonly { readonly name: string; readonly clientConfig: { readonly caBundle?: string } }[];
+}
 
 describe('the webhook as the chart deploys it', () => {
   let cp: ControlPlane;
   let dir: string;
   let port: number;
   let objects: Record<string, unknown>[];
+  let kubeconfig: string;
   let webhook: ChildProcess | undefined;
+
+  const deployment = (): Record<string, unknown> | undefined => objects.find((object) => object['kind'] === 'Deployment');
+  const configurationName = (): string => {
+    const configuration = objects.find((object) => object['kind'] === 'ValidatingWebhookConfiguration');
+    return (configuration?.['metadata'] as { name: string }).name;
+  };
+  const readSecret = (): Promise<Secret> => cp.adminClient.get<Secret>(SECRETS, { namespace: RELEASE_NS, name: SECRET_NAME });
+
+  /** One Pod's init container, its emptyDir at `podDir`: resolves to its exit status and log. */
+  const certificateStep = (podDir: string): Promise<{ status: number | null; log: string }> => {
+    const pod = podSpecOf(deployment());
+    const [init] = pod.initContainers ?? [];
+    if (init === undefined) throw new Error('the webhook Deployment has no init container');
+    fs.mkdirSync(podDir, { recursive: true });
+    const env = containerEnvironment(pod, init, {}, (volume) => (volume.name === 'certs' ? podDir : undefined));
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...(init.args ?? [])], { env: { ...env, KUBECONFIG: kubeconfig } });
+      let log = '';
+      child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+      child.on('exit', (status) => {
+        resolve({ status, log });
+      });
+    });
+  };
+  const outcomeOf = (log: string): unknown =>
+    (JSON.parse(log.split('\n').find((line) => line.includes('serving certificate is set up')) ?? '{}') as { outcome?: string }).outcome;
 
   beforeAll(async () => {
     // A run killed before its cleanup leaves the link behind.
@@ -54,7 +98,11 @@ describe('the webhook as the chart deploys it', () => {
     for (const namespace of [RELEASE_NS, OPERATOR_NS, TENANT_NAMESPACE]) await createNamespace(cp.adminClient, namespace);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-chart-'));
     port = await freePort();
-    objects = renderChartTemplate(OPERATOR_CHART_DIR, 'webhook.yaml', { namespace: RELEASE_NS, values: { global: { operatorNamespace: OPERATOR_NS }, webhook: { port } } });
+    const release = { namespace: RELEASE_NS, values: { global: { operatorNamespace: OPERATOR_NS }, webhook: { port } } };
+    objects = [
+      ...renderChartTemplate(OPERATOR_CHART_DIR, 'webhook-certificates-rbac.yaml', release),
+      ...renderChartTemplate(OPERATOR_CHART_DIR, 'webhook.yaml', release),
+    ];
   }, 120_000);
 
   afterAll(async () => {
@@ -64,26 +112,66 @@ describe('the webhook as the chart deploys it', () => {
     execFileSync('ip', ['link', 'del', LINK]);
   }, 60_000);
 
-  it('renders a Secret, Service, Deployment and ValidatingWebhookConfiguration the API server accepts', async () => {
-    expect(objects.map((object) => object['kind'])).toEqual(['Secret', 'Service', 'Deployment', 'ValidatingWebhookConfiguration']);
-    // The configuration last: the API server calls the webhook as soon as it is registered.
-    await createRendered(
-      cp.adminClient,
-      objects.filter((object) => object['kind'] !== 'ValidatingWebhookConfiguration'),
-      RELEASE_NS,
+  it('renders no certificate material, and every object is accepted by the API server as Helm sends it', async () => {
+    expect(objects.map((object) => object['kind'])).toEqual([
+      'ServiceAccount',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'Deployment',
+      'ValidatingWebhookConfiguration',
+    ]);
+    const configuration = objects.at(-1) as unknown as WebhookConfiguration;
+    expect(configuration.webhooks.map((entry) => entry.clientConfig.caBundle)).toEqual([undefined, undefined]);
+    await createRendered(cp.adminClient, objects, RELEASE_NS);
+    kubeconfig = await serviceAccountKubeconfig(
+      cp,
+      { namespace: RELEASE_NS, name: podSpecOf(deployment()).serviceAccountName },
+      path.join(dir, 'webhook.kubeconfig'),
     );
   });
 
-  it('is called by the API server through its Service, trusted by the generated caBundle, and refuses what it must', async () => {
-    const pod = podSpecOf(objects.find((object) => object['kind'] === 'Deployment'));
-    const secret = objects.find((object) => object['kind'] === 'Secret') as { data: Record<string, string> };
+  it('two Pods starting together converge on one Secret, which both serve', async () => {
+    const [first, second] = await Promise.all([certificateStep(path.join(dir, 'pod-1')), certificateStep(path.join(dir, 'pod-2'))]);
+    expect({ status: [first.status, second.status], logs: [first.log, second.log] }).toMatchObject({ status: [0, 0] });
+    expect([outcomeOf(first.log), outcomeOf(second.log)].sort()).toEqual(['created', 'kept']);
+    const secret = await readSecret();
+    for (const pod of ['pod-1', 'pod-2']) {
+      expect(fs.readFileSync(path.join(dir, pod, 'tls.crt'), 'utf8')).toBe(Buffer.from(secret.data['tls.crt'] ?? '', 'base64').toString('utf8'));
+      expect(fs.readFileSync(path.join(dir, pod, 'tls.key'), 'utf8')).toBe(Buffer.from(secret.data['tls.key'] ?? '', 'base64').toString('utf8'));
+    }
+  }, 60_000);
+
+  it('a restarted Pod keeps the Secret byte for byte', async () => {
+    const before = await readSecret();
+    const again = await certificateStep(path.join(dir, 'pod-3'));
+    expect({ status: again.status, outcome: outcomeOf(again.log) }).toEqual({ status: 0, outcome: 'kept' });
+    const after = await readSecret();
+    expect({ resourceVersion: after.metadata.resourceVersion, data: after.data }).toEqual({
+      resourceVersion: before.metadata.resourceVersion,
+      data: before.data,
+    });
+  }, 60_000);
+
+  it('applies the Secret’s CA as every webhook’s caBundle, owned by its own field manager', async () => {
+    const secret = await readSecret();
+    const configuration = await cp.adminClient.get<WebhookConfiguration>(resourceTypes.validatingWebhookConfiguration, { name: configurationName() });
+    expect(configuration.webhooks.map((entry) => entry.clientConfig.caBundle)).toEqual([secret.data['ca.crt'], secret.data['ca.crt']]);
+    const managers = (configuration.metadata.managedFields ?? []).filter((entry) => JSON.stringify(entry.fieldsV1 ?? {}).includes('f:caBundle'));
+    expect(managers.map((entry) => ({ manager: entry.manager, operation: entry.operation }))).toEqual([
+      { manager: CA_BUNDLE_FIELD_MANAGER, operation: 'Apply' },
+    ]);
+  });
+
+  it('is called by the API server through its Service, trusted by that caBundle, and refuses what it must', async () => {
+    const pod = podSpecOf(deployment());
     const [container] = pod.containers;
     if (container === undefined) throw new Error('the Deployment has no container');
-    // The Secret's files, where its volume's content is on this machine.
-    const certs = path.join(dir, 'certs');
-    fs.mkdirSync(certs);
-    for (const [name, value] of Object.entries(secret.data)) fs.writeFileSync(path.join(certs, name), Buffer.from(value, 'base64'));
-    const env = containerEnvironment(pod, container, {}, (volume) => (volume.secret === undefined ? undefined : certs));
+    // The first Pod's emptyDir, which its init container filled.
+    const certs = path.join(dir, 'pod-1');
+    const env = containerEnvironment(pod, container, {}, (volume) => (volume.name === 'certs' ? certs : undefined));
     expect(env['TLS_CERT_FILE']).toBe(path.join(certs, 'tls.crt'));
 
     const logFile = path.join(dir, 'webhook.log');
@@ -110,14 +198,12 @@ describe('the webhook as the chart deploys it', () => {
       },
       { namespace: RELEASE_NS },
     );
-    const configuration = objects.find((object) => object['kind'] === 'ValidatingWebhookConfiguration') ?? {};
-    await cp.adminClient.create(resourceTypes.validatingWebhookConfiguration, configuration);
 
     const refused = ADMISSION_CASES.find((entry) => entry.title === 'the default policy with spec.dra attributes')?.object;
     const allowed = ADMISSION_CASES.find((entry) => entry.title === 'an empty spec.dra')?.object;
     if (refused === undefined || allowed === undefined) throw new Error('admission cases missing');
     let message = '';
-    // The API server picks a new configuration up asynchronously.
+    // The API server picks the endpoints up asynchronously.
     await waitFor(
       'the webhook refusing the default policy with spec.dra',
       async () => {

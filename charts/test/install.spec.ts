@@ -3,14 +3,28 @@
 // the CRDs become Established, and an uninstall removes the release's objects but keeps the CRDs and
 // what users stored in them, as Helm's crds/ semantics promise.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, helmBinary, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import {
+  type ControlPlane,
+  containerEnvironment,
+  createNamespace,
+  helmBinary,
+  podSpecOf,
+  serviceAccountKubeconfig,
+  startControlPlane,
+  waitFor,
+} from '@sriov-dra/k8s/testing';
 import { CHART_CRD_NAMES, UPSTREAM_OWNED_CRD_NAMES } from './chart-crds.ts';
 import { crdsApply } from './crds-apply.ts';
 
 const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
+/** The program of the operator's image, from the workspace's sources. */
+const OPERATOR_MAIN = fileURLToPath(new URL('../../apps/node-policy-operator/src/main.ts', import.meta.url));
 const NAMESPACE = 'sriov-dra';
 const CRDS: ResourceType = {
   group: 'apiextensions.k8s.io',
@@ -81,30 +95,61 @@ describe('helm install of charts/sriov-dra', () => {
     expect(await names(resourceTypes.serviceAccount)).toEqual(expect.arrayContaining(['dra-driver-sriov', 'multus-live-read-proxy', 'node-policy-operator']));
   }, 120_000);
 
-  it('keeps the webhook’s certificate and caBundle across an upgrade', async () => {
+  it('keeps the webhook’s certificate and caBundle across an upgrade: Helm’s server-side apply leaves the caBundle to its own field manager', async () => {
     const secrets: ResourceType = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
     const served = async () => {
       const secret = await cp.adminClient.get<KubeObject & { data: Record<string, string> }>(secrets, {
         namespace: NAMESPACE,
         name: 'node-policy-operator-webhook-tls',
       });
-      const configuration = await cp.adminClient.get<KubeObject & { webhooks: { clientConfig: { caBundle: string } }[] }>(
+      const configuration = await cp.adminClient.get<KubeObject & { webhooks: { clientConfig: { caBundle?: string } }[] }>(
         resourceTypes.validatingWebhookConfiguration,
-        {
-          name: 'sriov-dra-node-policy-operator',
-        },
+        { name: 'sriov-dra-node-policy-operator' },
       );
       return {
+        secretVersion: secret.metadata.resourceVersion,
         certificate: secret.data['tls.crt'],
         ca: secret.data['ca.crt'],
         caBundles: configuration.webhooks.map((webhook) => webhook.clientConfig.caBundle),
       };
     };
-    const before = await served();
-    expect(before.caBundles).toEqual([before.ca, before.ca]);
-    const upgraded = helm('upgrade', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'global.operatorNamespace=sriov-network-operator');
-    expect({ status: upgraded.status, stderr: upgraded.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(await served()).toEqual(before);
+    // No kubelet runs Pods here: the webhook Pod's init container runs as a process, with the installed
+    // Deployment's arguments and environment and a token of its ServiceAccount, as a Pod would start.
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-pod-'));
+    const startWebhookPod = async (): Promise<{ status: number | null; stderr: string }> => {
+      const pod = podSpecOf(await cp.adminClient.get(DEPLOYMENTS, { namespace: NAMESPACE, name: 'node-policy-operator-webhook' }));
+      const [init] = pod.initContainers ?? [];
+      if (init === undefined) throw new Error('the webhook Deployment has no init container');
+      const kubeconfig = await serviceAccountKubeconfig(cp, { namespace: NAMESPACE, name: pod.serviceAccountName }, join(dir, 'webhook.kubeconfig'));
+      const env = containerEnvironment(pod, init, {}, (volume) => (volume.name === 'certs' ? dir : undefined));
+      const run = spawnSync(process.execPath, ['--conditions=@sriov-dra/source', OPERATOR_MAIN, ...(init.args ?? [])], {
+        encoding: 'utf8',
+        env: { ...env, KUBECONFIG: kubeconfig },
+      });
+      return { status: run.status, stderr: run.stderr };
+    };
+    try {
+      expect(await startWebhookPod()).toEqual({ status: 0, stderr: '' });
+      const before = await served();
+      expect(before.caBundles).toEqual([before.ca, before.ca]);
+      const upgraded = helm('upgrade', 'sriov-dra', CHART, '--namespace', NAMESPACE, '--set', 'global.operatorNamespace=sriov-network-operator');
+      expect({ status: upgraded.status, stderr: upgraded.stderr }).toEqual({ status: 0, stderr: '' });
+      expect(await served()).toEqual(before);
+      // Helm applied the configuration server-side, the caBundle stayed the step's own.
+      const configuration = await cp.adminClient.get<KubeObject & { metadata: { managedFields: { manager: string; operation: string }[] } }>(
+        resourceTypes.validatingWebhookConfiguration,
+        { name: 'sriov-dra-node-policy-operator' },
+      );
+      expect(configuration.metadata.managedFields.map((entry) => `${entry.manager} ${entry.operation}`).sort()).toEqual([
+        'helm Apply',
+        'sriov-dra-webhook-certificates Apply',
+      ]);
+      // The upgrade's new Pods run the init container again: the Secret is kept, the caBundle re-applied as it was.
+      expect(await startWebhookPod()).toEqual({ status: 0, stderr: '' });
+      expect(await served()).toEqual(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('uninstalls the release’s objects and keeps the CRDs and the objects stored in them', async () => {

@@ -155,6 +155,8 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
     });
     const publishing = new AbortController();
     const publicationRun = publication.run(publishing.signal).catch((error: unknown) => {
+      // A request cut short by stopping (or by undoing a failed start) is not a failure of its own.
+      if (publishing.signal.aborted) return;
       logger.error({ err: error }, 'ResourceSlice publication stopped');
     });
     cleanups.push({

@@ -23,7 +23,7 @@ front, so two releases never write the same object. Argument: (list . "suffix"),
 {{- /* Labels a Pod selector matches: stable for the life of the release. */}}
 {{- define "multus-live-read-proxy.selectorLabels" -}}
 app.kubernetes.io/name: multus-live-read-proxy
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
 {{- end }}
 
 {{- /* Labels on every object the component renders. */}}

@@ -23,7 +23,7 @@ front, so two releases never write the same object. Argument: (list . "suffix"),
 {{- /* Labels a Pod selector matches: stable for the life of the release. */}}
 {{- define "node-policy-operator.selectorLabels" -}}
 app.kubernetes.io/name: node-policy-operator
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
 {{- end }}
 
 {{- /* Labels on every object the component renders. */}}

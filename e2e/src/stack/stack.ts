@@ -17,6 +17,8 @@ import {
   createReadyNode,
   freePort,
   multusBinaries,
+  podSpecOf,
+  serviceAccountToken,
   startTcpProxy,
   waitFor,
 } from '@sriov-dra/k8s/testing';
@@ -24,7 +26,7 @@ import { type GpuStandIn, startGpuStandIn } from '../node/gpu-stand-in.ts';
 import { type ChartRelease, installRelease, releaseValues, writeConfigMapVolume } from './chart-release.ts';
 import { type Footprint, type StackNames, deleteNamespaces, footprint, preflight, removeAdded } from './cluster-footprint.ts';
 import { type Agent, type Cluster, type ClusterTarget, createAgent, openCluster, serviceAccountUser, targetFromEnv } from './cluster.ts';
-import { ComponentProcess } from './component-process.ts';
+import { COMPONENT_MAINS, ComponentProcess } from './component-process.ts';
 import { KubeletSimulator } from './kubelet-simulator.ts';
 import { RAIL_PFS, type SimulatedNode, startSimulatedNode } from './simulated-node.ts';
 
@@ -353,10 +355,11 @@ const WEBHOOK_ENDPOINT = '203.0.113.71';
 const ENDPOINT_SLICES: ResourceType = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true };
 
 /**
- * The webhook's Deployment run on an address of a link of its own, its certificate files written from the
- * rendered Secret where the container mounts them, and the EndpointSlice the EndpointSlice controller
- * would write for its ready Pod: the API server then calls it through the Service the chart's
- * ValidatingWebhookConfiguration names, trusting the chart's caBundle.
+ * The webhook's Deployment run on an address of a link of its own: its init container first, as the
+ * kubelet runs it (a token of the webhook's ServiceAccount; the Pod's emptyDir a directory here), which
+ * creates the certificate Secret, writes the certificate and applies the caBundle; then the server, and
+ * the EndpointSlice the EndpointSlice controller would write for its ready Pod: the API server then calls
+ * it through the Service the chart's ValidatingWebhookConfiguration names, trusting that caBundle.
  */
 async function startWebhook(
   cluster: Cluster,
@@ -375,16 +378,27 @@ async function startWebhook(
   });
   const certs = path.join(logDir, 'webhook-certs');
   fs.mkdirSync(certs);
-  const secret = release.object('Secret', 'node-policy-operator-webhook-tls') as { data?: Record<string, string> };
-  for (const [name, value] of Object.entries(secret.data ?? {})) fs.writeFileSync(path.join(certs, name), Buffer.from(value, 'base64'));
+  const deployment = release.object('Deployment', 'node-policy-operator-webhook');
+  const pod = podSpecOf(deployment);
+  const [init] = pod.initContainers ?? [];
+  if (init === undefined) throw new Error('the webhook Deployment has no init container');
+  const account = { namespace: release.namespace, name: pod.serviceAccountName };
+  const token = await serviceAccountToken(cluster.admin, account);
+  execFileSync(process.execPath, ['--conditions=@sriov-dra/source', COMPONENT_MAINS['node-policy-operator'], ...(init.args ?? [])], {
+    env: {
+      ...containerEnvironment(pod, init, {}, (volume) => (volume.name === 'certs' ? certs : undefined)),
+      KUBECONFIG: cluster.tokenKubeconfig(path.join(logDir, 'webhook-certificates.kubeconfig'), serviceAccountUser(account), token),
+    },
+    stdio: 'pipe',
+  });
   const component = await ComponentProcess.prepare({
     component: 'node-policy-operator',
     instance: 'node-policy-operator-webhook',
     credentials: false,
     cluster,
-    workload: release.object('Deployment', 'node-policy-operator-webhook'),
+    workload: deployment,
     nodeName: NODE_NAME,
-    volumeContent: (volume) => (volume.secret === undefined ? volume.hostPath?.path : certs),
+    volumeContent: (volume) => (volume.name === 'certs' ? certs : volume.hostPath?.path),
     logDir,
     ready: () => httpsHealthy(port),
   });

@@ -137,6 +137,6 @@ describe('driver flags', () => {
     expect(usage).toContain('  --node-name [$NODE_NAME]\n      the Node this driver serves (required)\n');
     expect(usage).toContain('  --kubelet-plugins-directory-path [$KUBELET_PLUGINS_DIRECTORY_PATH]\n');
     expect(usage).toContain('(default /var/lib/kubelet/plugins)\n');
-    expect(usage.match(/^ {2}--/gm)).toHaveLength(12);
+    expect(usage.match(/^ {2}--/gm)).toHaveLength(13);
   });
 });

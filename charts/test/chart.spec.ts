@@ -62,6 +62,8 @@ describe('charts/sriov-dra under Helm v4', () => {
       'sriov-dra-dra-driver-sriov': [{ kind: 'ServiceAccount', name: 'node-driver', namespace: 'infra' }],
       'sriov-dra-multus-live-read-proxy': [{ kind: 'ServiceAccount', name: 'node-multus', namespace: 'infra' }],
       'sriov-dra-node-policy-operator': [{ kind: 'ServiceAccount', name: 'node-policy-operator', namespace: 'infra' }],
+      // The webhook's init container applies its caBundle (docs/webhook-certificates.md).
+      'sriov-dra-node-policy-operator-webhook-certificates': [{ kind: 'ServiceAccount', name: 'node-policy-operator-webhook', namespace: 'infra' }],
     });
     expect(
       objects
@@ -76,6 +78,7 @@ describe('charts/sriov-dra under Helm v4', () => {
       'ServiceAccount infra/node-driver',
       'ServiceAccount infra/node-multus',
       'ServiceAccount infra/node-policy-operator',
+      'ServiceAccount infra/node-policy-operator-webhook',
     ]);
   });
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { DaemonAbout } from '../server/daemon-about.ts';
 import type { BuildIdentity } from './build-identity.ts';
 import type { PreflightCheck } from './checks.ts';
+import type { NodeMigrationFacts } from './node-migration.ts';
 
 /**
  * What managed shadows need on a node beyond a working Multus (§4.3, §11), decided from gathered facts:
@@ -68,6 +69,8 @@ export interface ExistingMultusFacts {
   readonly daemonSets: readonly string[] | { readonly error: string };
   /** Absent when daemon-config.json does not parse: where the file is is then unknown. */
   readonly entryConfig?: EntryConfigFacts;
+  /** This node's Multus Pods and drain state; absent without --node-name or when the DaemonSets could not be listed. */
+  readonly node?: NodeMigrationFacts | { readonly error: string };
 }
 
 export type RunningDaemonFacts =
@@ -183,11 +186,64 @@ const MIGRATION =
 const FIGHT =
   'two daemons would fight over 00-multus.conf: each rewrites it from its own configuration and removes it when it stops, so which daemon an ADD reaches (with live reads and the managed-shadow guard, or without) changes under running Pods, and a DEL can reach the daemon that holds no delegate cache for it';
 
-function daemonSetCheck(found: ExistingMultusFacts['daemonSets']): PreflightCheck {
+function daemonSetCheck({ daemonSets: found, node }: ExistingMultusFacts): PreflightCheck {
   const id = 'existing-multus-daemonset';
   if ('error' in found) return { id, status: 'warn', message: `cannot look for an upstream Multus DaemonSet: ${found.error}` };
-  if (found.length > 0) return { id, status: 'fail', message: `an upstream Multus DaemonSet runs (${found.join(', ')}): ${FIGHT}. ${MIGRATION}` };
-  return { id, status: 'pass', message: 'no upstream Multus DaemonSet (kube-multus-ds, or labelled app=multus or name=multus)' };
+  if (found.length === 0) return { id, status: 'pass', message: 'no upstream Multus DaemonSet (kube-multus-ds, or labelled app=multus or name=multus)' };
+  // With the node known, a DaemonSet that keeps off it is the per-node migration's intermediate state.
+  if (node !== undefined && !('error' in node)) {
+    if (node.upstreamPods.length > 0) {
+      return {
+        id,
+        status: 'fail',
+        message: `a Pod of an upstream Multus DaemonSet (${found.join(', ')}) is on node ${node.node} (${node.upstreamPods.join(', ')}): ${FIGHT}. ${MIGRATION}`,
+      };
+    }
+    if (node.admittedBy.length > 0) {
+      return {
+        id,
+        status: 'fail',
+        message: `an upstream Multus DaemonSet runs (${found.join(', ')}): ${FIGHT}. ${node.admittedBy.join(', ')} selects node ${node.node} (its nodeSelector and node affinity), so a Pod of it runs here again however often one is deleted. ${MIGRATION}`,
+      };
+    }
+    return {
+      id,
+      status: 'pass',
+      message: `the upstream Multus DaemonSet ${found.join(', ')} has no Pod on node ${node.node} and does not select it (nodeSelector, node affinity)`,
+    };
+  }
+  return { id, status: 'fail', message: `an upstream Multus DaemonSet runs (${found.join(', ')}): ${FIGHT}. ${MIGRATION}` };
+}
+
+/**
+ * Whether the node is ready for the move between Multus daemons: while one stops and the other starts,
+ * the shim reaches no daemon, so every sandbox created or torn down on the node meanwhile fails and is
+ * retried; and a Pod the other Multus attached is torn down by this daemon from its delegate cache alone,
+ * found only where both keep it (one cniDir). Cordoned and drained, no Pod meets either.
+ */
+function drainedCheck(node: NodeMigrationFacts | { readonly error: string }, entry: EntryConfigFacts | undefined): PreflightCheck {
+  const id = 'migration-drained';
+  if ('error' in node) return { id, status: 'warn', message: `cannot read this node's Pods to judge a Multus migration: ${node.error}` };
+  const other = [
+    ...(node.upstreamPods.length > 0 ? [`upstream Multus Pods ${node.upstreamPods.join(', ')}`] : []),
+    ...(node.upstreamPods.length === 0 && node.admittedBy.length > 0 ? [`the upstream Multus DaemonSet ${node.admittedBy.join(', ')}, which selects it`] : []),
+    ...(entry?.state === 'foreign' ? [`a ${entry.path} another Multus wrote`] : []),
+  ];
+  if (other.length === 0) return { id, status: 'pass', message: `no other Multus on node ${node.node}: nothing to migrate` };
+  const undone = [
+    ...(node.cordoned ? [] : [`it is not cordoned (kubectl cordon ${node.node})`]),
+    ...(node.workloads.length > 0
+      ? [`Pods a drain evicts are still on it (${node.workloads.join(', ')}; kubectl drain ${node.node} --ignore-daemonsets)`]
+      : []),
+  ];
+  if (undone.length > 0) {
+    return {
+      id,
+      status: 'fail',
+      message: `node ${node.node} still runs another Multus (${other.join('; ')}) and ${undone.join(', and ')}: between one daemon's stop and the other's start the shim reaches no daemon, so sandboxes created or torn down then fail, and a Pod attached by the other Multus is torn down here only from a delegate cache in this daemon's cniDir. ${MIGRATION}`,
+    };
+  }
+  return { id, status: 'pass', message: `node ${node.node} is cordoned and drained: the other Multus (${other.join('; ')}) can be removed from it` };
 }
 
 function entryConfigCheck(entry: EntryConfigFacts): PreflightCheck {
@@ -269,8 +325,9 @@ export function evaluateManaged(facts: ManagedFacts): PreflightCheck[] {
     ...(facts.plugins === undefined ? [] : [pluginsCheck(facts.plugins)]),
     ...(facts.whereabouts === undefined ? [] : [whereaboutsCheck(facts.whereabouts)]),
     routeToolsCheck(facts.routeTools),
-    daemonSetCheck(facts.existingMultus.daemonSets),
+    daemonSetCheck(facts.existingMultus),
     ...(facts.existingMultus.entryConfig === undefined ? [] : [entryConfigCheck(facts.existingMultus.entryConfig)]),
+    ...(facts.existingMultus.node === undefined ? [] : [drainedCheck(facts.existingMultus.node, facts.existingMultus.entryConfig)]),
     runningDaemonCheck(facts.runningDaemon),
   ];
 }

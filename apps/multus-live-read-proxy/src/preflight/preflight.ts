@@ -15,6 +15,7 @@ import { isExecutableFile, probeDelegateState, probeManagedPlugins, probeRouteTo
 import { daemonSetNames, isDynamicNetworksController, listDaemonSets } from './dynamic-networks-controller.ts';
 import { entryConfigOwner, isUpstreamMultus } from './existing-multus.ts';
 import type { EntryConfigFacts, RunningDaemonFacts } from './managed-checks.ts';
+import { readNodeMigration } from './node-migration.ts';
 import { parseMountInfo } from './mountinfo.ts';
 import { findSourceTemplates } from './source-templates.ts';
 import { probeStorage } from './storage-probe.ts';
@@ -165,13 +166,14 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
     buildIdentity(options.env),
     findSourceTemplates(client, { nodeName: options.nodeName, driverNamespace: options.driverNamespace }),
   ]);
-  const [plugins, delegateState, whereabouts, routeTools, entryConfig, runningDaemon] = await Promise.all([
+  const [plugins, delegateState, whereabouts, routeTools, entryConfig, runningDaemon, node] = await Promise.all([
     config.effective === undefined ? undefined : probeManagedPlugins(config.effective.binDir, chrootDir, templates.templates),
     probeDelegateState(chrootDir, templates.templates, mounts),
     probeWhereabouts(chrootDir, templates.templates),
     probeRouteTools(chrootDir),
     config.daemon === undefined ? undefined : ownerOfEntryConfig(config.daemon),
     askDaemon(config.daemon, build),
+    options.nodeName === undefined || 'error' in daemonSets ? undefined : settle(readNodeMigration(client, options.nodeName, daemonSets)),
   ]);
   const names = (select: Parameters<typeof daemonSetNames>[1]): string[] | { error: string } =>
     'error' in daemonSets ? daemonSets : daemonSetNames(daemonSets, select);
@@ -187,7 +189,11 @@ export async function runPreflight(options: PreflightOptions): Promise<Preflight
       ...(plugins === undefined ? {} : { plugins }),
       ...(whereabouts === undefined ? {} : { whereabouts }),
       routeTools,
-      existingMultus: { daemonSets: names(isUpstreamMultus), ...(entryConfig === undefined ? {} : { entryConfig }) },
+      existingMultus: {
+        daemonSets: names(isUpstreamMultus),
+        ...(entryConfig === undefined ? {} : { entryConfig }),
+        ...(node === undefined ? {} : { node }),
+      },
       runningDaemon,
     },
   };

@@ -115,6 +115,7 @@ describe('preflight', () => {
       'default-route-tools': 'pass',
       'existing-multus-daemonset': 'pass',
       'entry-config-owner': 'pass',
+      'migration-drained': 'pass',
       'running-daemon': 'pass',
     });
     expect(message(checks, 'entry-config-owner')).toContain('is the file this daemon writes');

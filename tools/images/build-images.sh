@@ -7,18 +7,20 @@
 #                                                           multus-live-read-proxy and node-policy-operator
 #   images.json        {"<name>": {"archive", "image", "size"}} for each of the above
 # pause and busybox are packed by hand (one uncompressed layer, byte-for-byte reproducible). The apps are built
-# by buildah from the repository root with their Dockerfiles as they are, against base images made here and
-# passed as build arguments: NODE_IMAGE (Debian bookworm minbase, the workspace's Node.js, the host's npm) and
-# GO_IMAGE (bookworm and the host's Go toolchain). buildah keeps its store, layer cache and cache mounts under
+# from source by buildah from the repository root with their Dockerfiles as they are (each installs the
+# workspace from the lockfile and compiles it; nothing built on the host goes in), against base images made
+# here and passed as build arguments: NODE_IMAGE (Debian bookworm minbase, the workspace's Node.js, the host's
+# npm) and GO_IMAGE (bookworm and the host's Go toolchain), named after their versions as the Dockerfiles'
+# defaults are; and SRIOV_DRA_GIT_COMMIT, `git rev-parse HEAD` with "-dirty" when the tree has changes. buildah keeps its store, layer cache and cache mounts under
 # the output directory (nothing in /var/lib/containers), runs steps with chroot isolation on the host network
 # (no firewall rules), and lends the builds the host's CA bundle for npm's and Go's downloads (the host may
 # reach the registries through a CA Node.js does not ship). An archive is rebuilt only when the stamp of its
-# inputs changes (an app's: its Dockerfile, the files it copies, the base images); the base images likewise.
+# inputs changes (an app's: its Dockerfile, the files it copies, the base images, the commit); the base images likewise.
 #
 # Usage: build-images.sh [output dir]   (default $SRIOV_DRA_CACHE/images; SRIOV_DRA_CACHE defaults to
 # ~/.cache/sriov-dra). As root. Needs buildah, skopeo, debootstrap, busybox-static, gcc and Go. Environment:
 # DEBIAN_MIRROR (default: apt's source of bookworm), GOPROXY and GOSUMDB (default: `go env`; passed to the
-# Go build), SKIP_APP_BUILD=1 (take apps/*/dist as they are instead of building the apps first).
+# Go build).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,8 +28,6 @@ cache=${SRIOV_DRA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sriov-dra}
 out=${1:-$cache/images}
 apps=(dra-driver multus-live-read-proxy node-policy-operator)
 prefix=localhost/sriov-dra
-node_image=$prefix/node:24-bookworm-slim
-go_image=$prefix/golang:1.26
 host_ca=/etc/ssl/certs/ca-certificates.crt
 path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -37,7 +37,7 @@ die() {
   exit 1
 }
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap; buildah's store)"
-for tool in buildah skopeo debootstrap gcc go findmnt flock; do
+for tool in buildah skopeo debootstrap gcc go git findmnt flock; do
   command -v "$tool" >/dev/null || die "$tool is not installed"
 done
 [ -x /bin/busybox ] || die "busybox-static is not installed"
@@ -233,7 +233,7 @@ build_app() {
 }
 bud() { # bud <app> <image>
   bah bud --layers --pull=never --isolation chroot --network host \
-    --build-arg NODE_IMAGE="$node_image" --build-arg GO_IMAGE="$go_image" \
+    --build-arg NODE_IMAGE="$node_image" --build-arg GO_IMAGE="$go_image" --build-arg SRIOV_DRA_GIT_COMMIT="$commit" \
     --build-arg GOPROXY="$go_proxy" --build-arg GOSUMDB="$go_sumdb" \
     -v "$host_ca:$host_ca:ro" -v "$work/npmrc:/root/.npmrc:ro" \
     -f "apps/$1/Dockerfile" -t "$2" . >"$work/$1.log" 2>&1 ||
@@ -254,11 +254,6 @@ starts() {
   bah rm "$container" >/dev/null
 }
 
-nx_build() {
-  NX_DAEMON=false NX_NO_CLOUD=true npx nx run-many -t build -p "${apps[@]}" --outputStyle=static >"$work/nx.log" 2>&1 ||
-    die "building the apps failed: $(tail -20 "$work/nx.log")"
-}
-
 # --- pause and busybox ---------------------------------------------------------------------------------------
 for name in pause busybox; do
   want=$(
@@ -276,7 +271,6 @@ done
 
 # --- app images ----------------------------------------------------------------------------------------------
 cd "$repo"
-if [ "${SKIP_APP_BUILD:-}" != 1 ]; then timed "apps built (nx, cached when current)" nx_build; fi
 node_binary=$repo/node_modules/node/bin/node
 [ -x "$node_binary" ] || die "$node_binary is missing: npm ci first"
 node_version=$("$node_binary" --version)
@@ -284,6 +278,10 @@ npm_package=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
 [ -f "$npm_package/package.json" ] || die "cannot find the npm package of $(command -v npm)"
 go_root=$(go env GOROOT)
 go_version=$(go env GOVERSION)
+node_image=$prefix/node:${node_version#v}-bookworm-slim
+go_image=$prefix/golang:${go_version#go}-bookworm
+commit=$(git rev-parse HEAD)
+if [ -n "$(git status --porcelain)" ]; then commit=$commit-dirty; fi
 go_proxy=${GOPROXY:-$(go env GOPROXY)}
 go_sumdb=${GOSUMDB:-$(go env GOSUMDB)}
 mirror=$(debian_mirror)
@@ -298,7 +296,7 @@ for app in "${apps[@]}"; do
   dockerfile=apps/$app/Dockerfile
   want=$(
     declare -f build_app bud starts
-    printf '%s\n' "$bases" "$go_proxy" "$go_sumdb"
+    printf '%s\n' "$bases" "$go_proxy" "$go_sumdb" "$commit"
     cat "$dockerfile" .dockerignore
     # shellcheck disable=SC2046 # paths in this repository have no spaces
     find $(copy_sources "$dockerfile") \( -type f -o -type l \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum

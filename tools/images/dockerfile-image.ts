@@ -1,10 +1,12 @@
 // Assembles what a Dockerfile's final stage would contain, on this machine, without a container engine
 // (none exists where the tests run): each stage gets a directory standing for its root, COPY copies from
-// the build context or an earlier stage's directory, RUN runs in the stage's WORKDIR there. Stages built
-// from images this machine cannot run (a Go toolchain image) are supplied ready-made by the caller.
+// the build context (less what its .dockerignore excludes) or an earlier stage's directory, RUN runs in the
+// stage's WORKDIR there. Stages built from images this machine cannot run (a Go toolchain image) are supplied
+// ready-made by the caller.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { contextRules } from './dockerignore.ts';
 
 export interface ImageConfig {
   /** The final stage's root directory. */
@@ -14,6 +16,7 @@ export interface ImageConfig {
   readonly user: string | undefined;
   readonly entrypoint: readonly string[];
   readonly cmd: readonly string[];
+  readonly labels: Readonly<Record<string, string>>;
 }
 
 interface Instruction {
@@ -121,42 +124,93 @@ function jsonArray(args: string, keyword: string): string[] {
   return parsed;
 }
 
-/** cp semantics of COPY: a directory's contents go into the destination; a destination ending in / is a directory. */
-function copy(source: string, destination: string, intoDirectory: boolean): void {
-  if (!fs.existsSync(source)) throw new Error(`COPY source ${source} does not exist`);
+/**
+ * ENV's and LABEL's `name=value` pairs, a value in double quotes keeping its spaces, `$NAME` and `${NAME}`
+ * replaced by the stage's arguments and environment (a declared argument without a value is empty; a name
+ * neither declares is an error).
+ */
+function keyValuePairs(args: string, keyword: string, values: ReadonlyMap<string, string | undefined>): [string, string][] {
+  const pairs: [string, string][] = [];
+  const pair = /\s*([^=\s]+)=(?:"((?:[^"\\]|\\.)*)"|(\S*))/y;
+  let rest = args.trim();
+  while (rest !== '') {
+    pair.lastIndex = 0;
+    const match = pair.exec(rest);
+    if (match === null) throw new Error(`${keyword} ${args}: only name=value pairs are read`);
+    const [whole, name = '', quoted, bare] = match;
+    const value = (quoted ?? bare ?? '').replace(/\\(.)/g, '$1');
+    const defined = new Map([...values].map(([key, known]) => [key, known ?? '']));
+    pairs.push([name, substitute(value, defined, `${keyword} ${name}`)]);
+    rest = rest.slice(whole.length).trim();
+  }
+  return pairs;
+}
+
+/**
+ * cp semantics of COPY: a directory's contents go into the destination; a destination ending in / is a directory.
+ * From the build context (`ignored` given), what .dockerignore excludes is not there: a directory's excluded
+ * entries are left out, and an excluded source is missing, as a build reports it.
+ */
+function copy(source: string, destination: string, intoDirectory: boolean, ignored?: (source: string) => boolean): void {
+  if (!fs.existsSync(source) || ignored?.(source) === true) throw new Error(`COPY source ${source} does not exist or .dockerignore excludes it`);
   const target = intoDirectory && !fs.statSync(source).isDirectory() ? path.join(destination, path.basename(source)) : destination;
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.cpSync(source, target, { recursive: true, dereference: false, verbatimSymlinks: true });
+  fs.cpSync(source, target, { recursive: true, dereference: false, verbatimSymlinks: true, filter: (entry) => ignored?.(entry) !== true });
+}
+
+export interface AssemblyOptions {
+  /** Stage name → a directory standing for that stage's root, whose instructions are then not run. */
+  readonly readyStages?: Readonly<Record<string, string>>;
+  readonly buildArgs?: BuildArgs;
+  /**
+   * Stages already assembled, by their image, instructions and the stages they copy from: a stage of the same
+   * text is taken from here instead of being run again, as a build's layer cache does. For one unchanging
+   * context only.
+   */
+  readonly stageCache?: Map<string, string>;
 }
 
 /**
  * Builds every stage of `dockerfile` under `into` (one directory per stage) with `context` as the build
- * context, and returns the final stage's configuration. `readyStages` maps a stage name to a directory
- * standing for that stage's root, whose instructions are then not run.
+ * context, and returns the final stage's configuration.
  */
-export function assembleImage(
-  dockerfile: string,
-  context: string,
-  into: string,
-  readyStages: Readonly<Record<string, string>> = {},
-  buildArgs: BuildArgs = {},
-): ImageConfig {
+export function assembleImage(dockerfile: string, context: string, into: string, options: AssemblyOptions = {}): ImageConfig {
+  const { readyStages = {}, buildArgs = {}, stageCache = new Map<string, string>() } = options;
   const stages = parseDockerfile(fs.readFileSync(dockerfile, 'utf8'), buildArgs);
+  const rules = contextRules(context);
+  const ignored = (source: string): boolean => {
+    const relative = path.relative(context, source);
+    return relative !== '' && rules.excluded(relative.split(path.sep).join('/'));
+  };
   const roots = new Map<string, string>();
   let config: ImageConfig | undefined;
   stages.forEach((stage, index) => {
     const ready = stage.name === undefined ? undefined : readyStages[stage.name];
-    const root = ready ?? path.join(into, `stage-${String(index)}`);
+    const from = stage.instructions.flatMap(({ keyword, args }) => (keyword === 'COPY' ? (/^--from=(\S+)/.exec(args)?.[1] ?? []) : []));
+    const key = JSON.stringify([context, stage.from, stage.instructions, from.map((name) => roots.get(name))]);
+    // The final stage is always assembled: its configuration is the result.
+    const last = index === stages.length - 1;
+    const cached = last ? undefined : stageCache.get(key);
+    const root = ready ?? cached ?? path.join(into, `stage-${String(index)}`);
     if (stage.name !== undefined) roots.set(stage.name, root);
-    if (ready !== undefined) return;
+    if (ready !== undefined || cached !== undefined) return;
+    if (!last) stageCache.set(key, root);
     fs.mkdirSync(root, { recursive: true });
     let workdir = '/';
     const env: Record<string, string> = {};
     // The stage's build arguments: in RUN's environment, below ENV of the same name.
     const stageArgs: Record<string, string> = {};
+    const declared = new Set<string>();
+    const values = (): Map<string, string | undefined> =>
+      new Map<string, string | undefined>([
+        ...[...declared].map((name): [string, undefined] => [name, undefined]),
+        ...Object.entries(stageArgs),
+        ...Object.entries(env),
+      ]);
     let user: string | undefined;
     let entrypoint: string[] = [];
     let cmd: string[] = [];
+    const labels: Record<string, string> = {};
     const inRoot = (imagePath: string): string => path.join(root, path.posix.isAbsolute(imagePath) ? imagePath : path.posix.join(workdir, imagePath));
     for (const { keyword, args } of stage.instructions) {
       switch (keyword) {
@@ -171,18 +225,18 @@ export function assembleImage(
           if (destination === undefined || words.length === 0) throw new Error(`COPY ${args} names no source or destination`);
           const sourceRoot = from === undefined ? context : roots.get(from);
           if (sourceRoot === undefined) throw new Error(`COPY --from=${from ?? ''}: no such stage before this one`);
-          for (const source of words) copy(path.join(sourceRoot, source), inRoot(destination), destination.endsWith('/') || words.length > 1);
+          for (const source of words)
+            copy(path.join(sourceRoot, source), inRoot(destination), destination.endsWith('/') || words.length > 1, from === undefined ? ignored : undefined);
           break;
         }
         case 'RUN':
           execFileSync('/bin/sh', ['-c', runCommand(args)], { cwd: inRoot(workdir), env: { ...process.env, ...stageArgs, ...env }, stdio: 'pipe' });
           break;
         case 'ENV':
-          for (const pair of args.split(/\s+/)) {
-            const [name, ...value] = pair.split('=');
-            if (name === undefined || value.length === 0) throw new Error(`ENV ${args}: only name=value pairs are read`);
-            env[name] = value.join('=');
-          }
+          for (const [name, value] of keyValuePairs(args, keyword, values())) env[name] = value;
+          break;
+        case 'LABEL':
+          for (const [name, value] of keyValuePairs(args, keyword, values())) labels[name] = value;
           break;
         case 'USER':
           user = args;
@@ -194,13 +248,16 @@ export function assembleImage(
           cmd = jsonArray(args, keyword);
           break;
         case 'ARG':
-          for (const [name, value] of argDeclarations(args)) if (value !== undefined) stageArgs[name] = value;
+          for (const [name, value] of argDeclarations(args)) {
+            declared.add(name);
+            if (value !== undefined) stageArgs[name] = value;
+          }
           break;
         default:
           throw new Error(`${keyword} is not an instruction this assembly knows`);
       }
     }
-    config = { root, workdir, env, user, entrypoint, cmd };
+    config = { root, workdir, env, user, entrypoint, cmd, labels };
   });
   if (config === undefined) throw new Error(`${dockerfile}: its last stage is one the caller supplied`);
   return config;

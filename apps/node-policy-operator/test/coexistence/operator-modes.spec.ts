@@ -1,0 +1,287 @@
+// The operator's two modes on a cluster that already holds the SR-IOV network operator's CRDs and objects
+// (docs/coexistence.md), each run as the chart deploys it for that mode (its environment through the real
+// flag parser, its RBAC alone):
+// - standalone renders every SriovNetwork's NAD as before, with the cleanup finalizer and Ready;
+// - alongside-upstream generates the DRA objects from a policy referencing an upstream-rendered NAD, and
+//   writes nothing on NADs or SriovNetworks (counted in the API server's audit log, whatever RBAC allows),
+//   with a chart that grants no such writes;
+// - switching a running standalone installation to alongside-upstream leaves the NADs, finalizers and
+//   conditions it wrote for upstream's controller to take over.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, freePort, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
+import type { Operator } from '../../src/operator.ts';
+import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
+import {
+  NAD_CLEANUP_FINALIZER,
+  type NadObject,
+  type NetworkObject,
+  OPERATOR_NS,
+  applyRbac,
+  auditMark,
+  compactConfig,
+  nadPlace,
+  networkWrites,
+  operatorMay,
+  renderOperator,
+  sampleNetworks,
+  seedUpstreamCluster,
+  startRenderedOperator,
+  writeAsUpstream,
+} from './upstream-cluster.ts';
+
+const NAD_NAME = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
+const NAD_NAMESPACE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace';
+
+/** The referenced network's NAD as upstream's controller renders it (its template, re-indented by 4 spaces). */
+const RAIL_A_CONFIG = `{
+    "cniVersion": "1.0.0",
+    "name": "rail-a-net",
+    "type": "sriov",
+    "vlan": 0,
+    "vlanQoS": 0,
+    "logLevel": "info",
+    "ipam": {
+        "type": "host-local",
+        "subnet": "192.0.2.0/24"
+    }
+}`;
+
+/**
+ * The upstream sample network upstream's controller has not reconciled yet: no NAD, no finalizer, no
+ * condition. It lives in the operator namespace and places its NAD in another, so the standalone operator
+ * would give it both.
+ */
+const UNRECONCILED = { namespace: OPERATOR_NS, name: 'app-specific-net' };
+
+/** A quiet period after the DRA objects are in place, for any write a wrongly started controller would make. */
+const QUIET_MS = 3_000;
+
+interface WithConditions extends KubeObject {
+  readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string; readonly reason: string }[] };
+}
+type AttributesObject = KubeObject & { spec: { attributes: Record<string, unknown> } };
+
+/** The rail network and a node policy referencing it through spec.dra, on one node's PF. */
+async function createRail(admin: KubeClient): Promise<NetworkObject> {
+  await seedNode(admin, OPERATOR_NS, 'worker-1', { rail: 'true' }, [
+    { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
+  ]);
+  const network = await admin.create<NetworkObject>(
+    resourceTypes.sriovNetwork,
+    sriovNetworkBody(OPERATOR_NS, 'rail-a-net', {
+      resourceName: 'rail_a',
+      networkNamespace: 'ai-workloads',
+      ipam: '{ "type": "host-local", "subnet": "192.0.2.0/24" }',
+    }),
+    { namespace: OPERATOR_NS },
+  );
+  await admin.create(
+    resourceTypes.sriovNetworkNodePolicy,
+    nodePolicyBody(OPERATOR_NS, 'rail-a-policy', {
+      resourceName: 'rail_a',
+      nodeSelector: { rail: 'true' },
+      numVfs: 4,
+      nicSelector: { pfNames: ['ens1f0'] },
+      dra: draReference(OPERATOR_NS, 'rail-a-net'),
+    }),
+    { namespace: OPERATOR_NS },
+  );
+  return network;
+}
+
+async function draReason(admin: KubeClient): Promise<string | undefined> {
+  const policy = await admin.get<WithConditions>(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'rail-a-policy' });
+  return policy.status?.conditions?.find((condition) => condition.type === 'DRAConfigurationReady')?.reason;
+}
+
+async function railAttributes(admin: KubeClient): Promise<Record<string, unknown> | undefined> {
+  const policy = await admin.get(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'rail-a-policy' });
+  const object = await admin
+    .get<AttributesObject>(resourceTypes.deviceAttributes, { namespace: OPERATOR_NS, name: `dra-policy-${policy.metadata.uid}-attrs` })
+    .catch(() => undefined);
+  return object?.spec.attributes;
+}
+
+/** namespace/name → resourceVersion of every NAD and SriovNetwork. */
+async function versions(admin: KubeClient): Promise<Map<string, string>> {
+  const entries = async (type: ResourceType): Promise<[string, string][]> =>
+    (await admin.list(type)).items.map((object) => [
+      `${type.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}`,
+      object.metadata.resourceVersion,
+    ]);
+  return new Map([...(await entries(resourceTypes.networkAttachmentDefinition)), ...(await entries(resourceTypes.sriovNetwork))]);
+}
+
+async function network(admin: KubeClient, at: { namespace: string; name: string }): Promise<NetworkObject> {
+  return admin.get<NetworkObject>(resourceTypes.sriovNetwork, at);
+}
+
+async function nad(admin: KubeClient, at: { namespace: string; name: string }): Promise<NadObject | undefined> {
+  return admin.get<NadObject>(resourceTypes.networkAttachmentDefinition, at).catch(() => undefined);
+}
+
+const quiet = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+
+describe('alongside-upstream, on a cluster the SR-IOV network operator runs', () => {
+  let cp: ControlPlane;
+  let operator: Operator | undefined;
+  const admin = () => cp.adminClient;
+
+  beforeAll(async () => {
+    cp = await startControlPlane({ audit: true });
+    await seedUpstreamCluster(admin());
+    const rail = await createRail(admin());
+    // Upstream reconciled every network but one: compact configs for the samples, its own rendering for the rail.
+    for (const sample of await sampleNetworks(admin())) {
+      if (sample.metadata.namespace === UNRECONCILED.namespace && sample.metadata.name === UNRECONCILED.name) continue;
+      await writeAsUpstream(admin(), sample, compactConfig(sample));
+    }
+    await writeAsUpstream(admin(), rail, RAIL_A_CONFIG);
+    await applyRbac(admin(), renderOperator('alongside-upstream', 8081).rbac);
+  }, 180_000);
+
+  afterAll(async () => {
+    await operator?.stop();
+    await cp.stop();
+  }, 60_000);
+
+  it('the chart grants no NAD write and no SriovNetwork patch in this mode', async () => {
+    const nads = { group: 'k8s.cni.cncf.io', resource: 'network-attachment-definitions', namespace: 'ai-workloads' };
+    const networks = { group: 'sriovnetwork.openshift.io', resource: 'sriovnetworks', namespace: OPERATOR_NS };
+    const refused = [
+      ['create', nads],
+      ['patch', nads],
+      ['update', nads],
+      ['delete', nads],
+      ['patch', networks],
+      ['update', networks],
+      ['patch', { ...networks, subresource: 'status' }],
+    ] as const;
+    for (const [verb, resource] of refused) expect([verb, resource, await operatorMay(admin(), verb, resource)]).toEqual([verb, resource, false]);
+    for (const verb of ['get', 'list', 'watch']) {
+      expect(await operatorMay(admin(), verb, nads)).toBe(true);
+      expect(await operatorMay(admin(), verb, networks)).toBe(true);
+    }
+  });
+
+  it('generates the DRA objects from the upstream-rendered NAD and leaves every NAD and SriovNetwork as upstream wrote it', async () => {
+    const before = await versions(admin());
+    const mark = await auditMark(cp);
+    const { deployment } = renderOperator('alongside-upstream', await freePort());
+    operator = await startRenderedOperator(cp, deployment, 'node-policy-operator-alongside-1');
+
+    await waitFor('the rail policy’s DRA configuration applied', async () => (await draReason(admin())) === 'DRAConfigurationApplied', { timeoutMs: 30_000 });
+    const attributes = await railAttributes(admin());
+    expect(attributes?.[NAD_NAME]).toEqual({ string: 'rail-a-net' });
+    expect(attributes?.[NAD_NAMESPACE]).toEqual({ string: 'ai-workloads' });
+    expect((await admin().list(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS })).items.map((item) => item.metadata.name)).toEqual(['worker-1']);
+    await quiet();
+
+    expect(await versions(admin())).toEqual(before);
+    expect((await nad(admin(), { namespace: 'ai-workloads', name: 'rail-a-net' }))?.spec.config).toBe(RAIL_A_CONFIG);
+    const unreconciled = await network(admin(), UNRECONCILED);
+    expect(unreconciled.metadata.finalizers ?? []).toEqual([]);
+    expect(unreconciled.status?.conditions ?? []).toEqual([]);
+    expect(await nad(admin(), nadPlace(unreconciled))).toBeUndefined();
+    expect(await networkWrites(cp, mark)).toEqual([]);
+  }, 90_000);
+});
+
+describe('standalone, then switched to alongside-upstream', () => {
+  let cp: ControlPlane;
+  const operators: Operator[] = [];
+  const admin = () => cp.adminClient;
+  let samples: NetworkObject[];
+
+  beforeAll(async () => {
+    cp = await startControlPlane({ audit: true });
+    await seedUpstreamCluster(admin());
+    await createRail(admin());
+    // Upstream's operator ran before this one replaces it: the NADs it left, in compact JSON.
+    samples = await sampleNetworks(admin());
+    for (const sample of samples) {
+      if (sample.metadata.namespace === UNRECONCILED.namespace && sample.metadata.name === UNRECONCILED.name) continue;
+      await writeAsUpstream(admin(), sample, compactConfig(sample));
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const operator of operators) await operator.stop();
+    await cp.stop();
+  }, 60_000);
+
+  it('standalone renders each SriovNetwork’s NAD with the cleanup finalizer and Ready, and generates the DRA objects', async () => {
+    const { rbac, deployment } = renderOperator('standalone', await freePort());
+    await applyRbac(admin(), rbac);
+    const before = await versions(admin());
+    operators.push(await startRenderedOperator(cp, deployment, 'node-policy-operator-standalone-1'));
+
+    await waitFor('the rail policy’s DRA configuration applied', async () => (await draReason(admin())) === 'DRAConfigurationApplied', { timeoutMs: 30_000 });
+    expect((await nad(admin(), { namespace: 'ai-workloads', name: 'rail-a-net' }))?.spec.config).toBe(RAIL_A_CONFIG);
+    expect((await network(admin(), { namespace: OPERATOR_NS, name: 'rail-a-net' })).metadata.finalizers).toEqual([NAD_CLEANUP_FINALIZER]);
+    await waitFor(
+      'the unreconciled network’s NAD, finalizer and Ready',
+      async () => {
+        const unreconciled = await network(admin(), UNRECONCILED);
+        return (
+          (unreconciled.metadata.finalizers ?? []).includes(NAD_CLEANUP_FINALIZER) &&
+          unreconciled.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true &&
+          (await nad(admin(), nadPlace(unreconciled))) !== undefined
+        );
+      },
+      { timeoutMs: 30_000 },
+    );
+    // Every sample NAD upstream left is rewritten in this operator's rendering (same owner marker: adopted).
+    for (const sample of samples) {
+      if (sample.metadata.namespace === UNRECONCILED.namespace && sample.metadata.name === UNRECONCILED.name) continue;
+      const place = nadPlace(sample);
+      await waitFor(
+        `${place.namespace}/${place.name} rewritten`,
+        async () => {
+          const found = await nad(admin(), place);
+          return found !== undefined && found.metadata.resourceVersion !== before.get(`NetworkAttachmentDefinition ${place.namespace}/${place.name}`);
+        },
+        { timeoutMs: 30_000 },
+      );
+      expect((await nad(admin(), place))?.spec.config).not.toBe(compactConfig(sample));
+    }
+  }, 90_000);
+
+  it('after the switch, the NADs, finalizers and conditions standalone wrote stay as they are, and the DRA objects keep following the policies', async () => {
+    const standalone = operators.pop();
+    await standalone?.stop();
+    const { rbac, deployment } = renderOperator('alongside-upstream', await freePort());
+    await applyRbac(admin(), rbac);
+    const before = await versions(admin());
+    const mark = await auditMark(cp);
+    operators.push(await startRenderedOperator(cp, deployment, 'node-policy-operator-alongside-1'));
+
+    // A policy change after the switch: the alongside operator picks it up.
+    await admin().patch(
+      resourceTypes.sriovNetworkNodePolicy,
+      { namespace: OPERATOR_NS, name: 'rail-a-policy' },
+      { spec: { dra: draReference(OPERATOR_NS, 'rail-a-net', { 'example.com/rail': { string: 'a' } }) } },
+      'application/merge-patch+json',
+    );
+    await waitFor('the new attribute published', async () => JSON.stringify((await railAttributes(admin()))?.['example.com/rail']) === '{"string":"a"}', {
+      timeoutMs: 30_000,
+    });
+    await quiet();
+
+    const after = await versions(admin());
+    for (const [key, version] of before) if (key.startsWith('NetworkAttachmentDefinition')) expect([key, after.get(key)]).toEqual([key, version]);
+    for (const [key, version] of before) if (key.startsWith('SriovNetwork ')) expect([key, after.get(key)]).toEqual([key, version]);
+    expect((await network(admin(), UNRECONCILED)).metadata.finalizers).toEqual([NAD_CLEANUP_FINALIZER]);
+    expect(await networkWrites(cp, mark)).toEqual([]);
+
+    // Deleted now, the network waits for upstream's controller: its finalizer and its NAD in the other namespace stay.
+    await admin().delete(resourceTypes.sriovNetwork, UNRECONCILED);
+    await quiet();
+    const deleting = await network(admin(), UNRECONCILED);
+    expect(deleting.metadata.deletionTimestamp).toBeDefined();
+    expect(deleting.metadata.finalizers).toEqual([NAD_CLEANUP_FINALIZER]);
+    expect(await nad(admin(), nadPlace(deleting))).toBeDefined();
+    expect(await networkWrites(cp, mark)).toEqual([]);
+  }, 90_000);
+});

@@ -181,7 +181,7 @@ function routeToolsCheck(facts: RouteToolFacts): PreflightCheck {
 
 /** What an administrator does to move a node from another Multus to this daemon. */
 const MIGRATION =
-  'migrate one node at a time: cordon and drain it; keep the other Multus off it (delete its DaemonSet, or exclude the node by its nodeSelector) and delete the 00-multus.conf it wrote; let this daemon start there and write its own; run preflight again; only then enable multusAutoAttach and uncordon the node';
+  'migrate one node at a time: cordon and drain it; keep the other Multus off it (delete its DaemonSet, or exclude the node by its nodeSelector or node affinity) and delete the 00-multus.conf it wrote; let this daemon start there and write its own; run preflight again; only then enable multusAutoAttach and uncordon the node (docs/coexistence.md)';
 
 const FIGHT =
   'two daemons would fight over 00-multus.conf: each rewrites it from its own configuration and removes it when it stops, so which daemon an ADD reaches (with live reads and the managed-shadow guard, or without) changes under running Pods, and a DEL can reach the daemon that holds no delegate cache for it';

@@ -95,6 +95,7 @@ describe('the webhook certificate made at runtime (the default)', () => {
       WEBHOOK_CONFIGURATION_NAME: find(objects, 'ValidatingWebhookConfiguration').metadata.name,
       CERTIFICATE_VALIDITY_DAYS: '3650',
       CERTIFICATE_DIR: '/etc/webhook/certs',
+      LOG_LEVEL: 'info',
     });
   });
 

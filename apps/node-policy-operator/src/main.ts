@@ -1,6 +1,6 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
-import { DEFAULT_LOG_LEVEL, KubeClient, exitOnStartupFailure, serviceKubeClient } from '@sriov-dra/k8s';
+import { DEFAULT_LOG_LEVEL, exitOnStartupFailure, serviceKubeClient } from '@sriov-dra/k8s';
 import { RUN_COMMAND, parseRunFlags, runUsage } from './cli/run-flags.ts';
 import { crdsCommand } from './crds/crds-command.ts';
 import { checkDraSchemasAtStart } from './crds/dra-schema-check.ts';
@@ -90,16 +90,18 @@ async function setUpCertificates(args: readonly string[]): Promise<void> {
     process.stderr.write(`${flags.error.message}\n`);
     process.exit(EXIT_USAGE);
   }
-  const logger = pino({ base: { component: 'node-policy-operator-webhook-certificates' } });
-  const client = KubeClient.fromKubeConfig(undefined, { userAgent: 'sriov-dra/node-policy-operator-webhook-certificates' });
+  const logLevel = flags.value.logLevel ?? DEFAULT_LOG_LEVEL;
+  const logger = pino({ level: logLevel, base: { component: 'node-policy-operator-webhook-certificates' } });
   try {
-    const { outcome, webhooks } = await setUpWebhookCertificates(client, flags.value, logger);
-    logger.info({ secret: `${flags.value.namespace}/${flags.value.secretName}`, outcome, webhooks }, 'the webhook serving certificate is set up');
+    const client = serviceKubeClient(flags.value.kubeconfig, { userAgent: 'sriov-dra/node-policy-operator-webhook-certificates' });
+    try {
+      const { outcome, webhooks } = await setUpWebhookCertificates(client, flags.value, logger);
+      logger.info({ secret: `${flags.value.namespace}/${flags.value.secretName}`, outcome, webhooks }, 'the webhook serving certificate is set up');
+    } finally {
+      client.close();
+    }
   } catch (error) {
-    logger.fatal({ err: error }, `the webhook serving certificate was not set up: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  } finally {
-    client.close();
+    exitOnStartupFailure('node-policy-operator webhook-certificates', error, logger, logLevel);
   }
 }
 

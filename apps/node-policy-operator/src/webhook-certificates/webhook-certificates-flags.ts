@@ -1,5 +1,7 @@
 import { type Result, isDns1123Label, ok } from '@sriov-dra/contract';
+import type { LogLevel } from '@sriov-dra/k8s';
 import { type FlagSpec, flagError, flagUsage, readFlagTable } from '../cli/flag-table.ts';
+import { LOG_LEVEL_FLAG, parseLogLevelFlag } from '../cli/log-level-flag.ts';
 
 /** The subcommand's name on the operator's command line. */
 export const WEBHOOK_CERTIFICATES_COMMAND = 'webhook-certificates';
@@ -11,6 +13,9 @@ export interface WebhookCertificatesFlags {
   readonly configurationName: string;
   readonly validityDays: number;
   readonly certificateDir: string;
+  /** Unset: the Pod's service account. */
+  readonly kubeconfig?: string;
+  readonly logLevel?: LogLevel;
 }
 
 /** A flag beats its environment variable, which beats the default. */
@@ -21,6 +26,8 @@ const FLAGS = {
   'webhook-configuration': { env: 'WEBHOOK_CONFIGURATION_NAME', help: 'the ValidatingWebhookConfiguration whose caBundle is applied (required)' },
   'validity-days': { env: 'CERTIFICATE_VALIDITY_DAYS', fallback: '3650', help: 'lifetime of a new CA and serving certificate' },
   'certificate-dir': { env: 'CERTIFICATE_DIR', fallback: '/etc/webhook/certs', help: 'where tls.crt, tls.key and ca.crt are written for the webhook server' },
+  kubeconfig: { env: 'KUBECONFIG', help: "kubeconfig file; unset: the Pod's service account" },
+  'log-level': LOG_LEVEL_FLAG,
 } as const satisfies Record<string, FlagSpec>;
 
 export function webhookCertificatesUsage(): string {
@@ -28,8 +35,7 @@ export function webhookCertificatesUsage(): string {
 
 Sets up the webhook's serving certificate before the server starts: creates the Secret once (or reuses it,
 renewing it when a third of its lifetime is left or its DNS names differ from the Service's), writes the
-certificate files, and applies the caBundle to the ValidatingWebhookConfiguration server-side. Uses
-$KUBECONFIG, or the Pod's service account.
+certificate files, and applies the caBundle to the ValidatingWebhookConfiguration server-side.
 
 ${flagUsage(FLAGS)}
 `;
@@ -57,6 +63,9 @@ export function parseWebhookCertificatesFlags(argv: readonly string[], env: Read
   const validityDays = Number(daysText);
   if (!/^\d+$/.test(daysText) || validityDays < 1 || validityDays > 36_500)
     return flagError('validity-days', `${JSON.stringify(daysText)} is not a number of days from 1 to 36500`);
+  const logLevel = parseLogLevelFlag(value('log-level'));
+  if (!logLevel.ok) return logLevel;
+  const kubeconfig = value('kubeconfig');
   return ok({
     namespace: namespace.value,
     serviceName: serviceName.value,
@@ -64,5 +73,7 @@ export function parseWebhookCertificatesFlags(argv: readonly string[], env: Read
     configurationName: configurationName.value,
     validityDays,
     certificateDir: value('certificate-dir') ?? '',
+    ...(kubeconfig === undefined ? {} : { kubeconfig }),
+    ...(logLevel.value === undefined ? {} : { logLevel: logLevel.value }),
   });
 }

@@ -12,7 +12,7 @@ import { type KubeClient, type KubeObject, type ResourceType, isApiError, resour
 import { CHART_CRDS_DIR, type ControlPlane, createNamespace, installCrdObjects, readCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { parseAllDocuments } from 'yaml';
 import { findMissingDraSchemas } from '../../src/crds/dra-schema-check.ts';
-import { ROUND_TRIP_DRA } from '../../src/crds/dra-round-trip.ts';
+import { ROUND_TRIP_DRA, checkDraRoundTrip } from '../../src/crds/dra-round-trip.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const TEST_DATA = fileURLToPath(new URL('../../../../charts/sriov-dra/test-data/', import.meta.url));
@@ -45,7 +45,12 @@ function run(...args: string[]): Promise<{ code: number | null; stdout: string; 
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+  // An operator that starts where it should have refused would run on: it is stopped, and the test fails.
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return once(child, 'exit').then(([code]) => {
+    clearTimeout(deadline);
+    return { code: code as number | null, stdout, stderr };
+  });
 }
 
 const crdsApply = (...flags: string[]) => run('crds', 'apply', '--kubeconfig', cp.kubeconfig, ...flags);
@@ -111,6 +116,11 @@ describe('crds apply on a cluster running the upstream operator', () => {
   it('before: the API server prunes spec.dra and the operator refuses to start, naming the CRD and the remedy', async () => {
     const pruned = await createLenient(resourceTypes.sriovNetworkNodePolicy, OPERATOR_NS, policy('rail-a-before', ROUND_TRIP_DRA));
     expect(pruned.spec).not.toHaveProperty('dra');
+    // The round trip crds apply ends with sees it too.
+    const roundTrip = await checkDraRoundTrip(client, POLICY_CRD, OPERATOR_NS, 0);
+    expect(roundTrip?.message).toMatch(
+      /^DraRoundTripFailed: CustomResourceDefinition sriovnetworknodepolicies\.sriovnetwork\.openshift\.io: spec\.dra came back as nothing \(pruned\) instead of /,
+    );
     expect((await findMissingDraSchemas(client)).map((error) => error.message)).toEqual([
       expect.stringMatching(
         /^DraSchemaMissing: CustomResourceDefinition sriovnetworknodepolicies\.sriovnetwork\.openshift\.io: version v1 declares no spec\.dra — run `node-policy-operator crds apply`/,

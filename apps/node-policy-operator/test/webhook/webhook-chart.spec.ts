@@ -8,6 +8,7 @@
 // chart's webhook ServiceAccount (so the chart's RBAC is what authorizes it), each Pod's emptyDir a
 // directory of its own.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,8 @@ import {
   waitFor,
 } from '@sriov-dra/k8s/testing';
 import { CA_BUNDLE_FIELD_MANAGER } from '../../src/webhook-certificates/ca-bundle.ts';
+import { issueWebhookCertificates } from '../../src/webhook-certificates/issue-certificates.ts';
+import { serviceDnsNames } from '../../src/webhook-certificates/webhook-certificates-command.ts';
 import { ADMISSION_CASES, TENANT_NAMESPACE } from '../admission/admission-cases.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -222,4 +225,23 @@ describe('the webhook as the chart deploys it', () => {
     const stored = await cp.adminClient.create(resourceTypes.sriovNetworkNodePolicy, allowed, { namespace: allowed.metadata.namespace });
     expect(stored.metadata.name).toBe(allowed.metadata.name);
   }, 120_000);
+
+  it('renews, with the Pod’s own grants, a Secret whose certificate names another Service', async () => {
+    const planted = issueWebhookCertificates({ dnsNames: serviceDnsNames('another-webhook', RELEASE_NS), validityDays: 30, now: new Date() });
+    const current = await readSecret();
+    const base64 = (text: string): string => Buffer.from(text).toString('base64');
+    await cp.adminClient.request({
+      method: 'PUT',
+      path: `/api/v1/namespaces/${RELEASE_NS}/secrets/${SECRET_NAME}`,
+      body: { ...current, data: { 'ca.crt': base64(planted.caPem), 'tls.crt': base64(planted.certPem), 'tls.key': base64(planted.keyPem) } },
+    });
+    const renewal = await certificateStep(path.join(dir, 'pod-4'));
+    expect({ status: renewal.status, outcome: outcomeOf(renewal.log) }).toEqual({ status: 0, outcome: 'renewed' });
+    const renewed = await readSecret();
+    expect(new X509Certificate(Buffer.from(renewed.data['tls.crt'] ?? '', 'base64')).subjectAltName).toBe(
+      `DNS:node-policy-operator-webhook, DNS:node-policy-operator-webhook.${RELEASE_NS}, DNS:node-policy-operator-webhook.${RELEASE_NS}.svc`,
+    );
+    const configuration = await cp.adminClient.get<WebhookConfiguration>(resourceTypes.validatingWebhookConfiguration, { name: configurationName() });
+    expect(configuration.webhooks.map((entry) => entry.clientConfig.caBundle)).toEqual([renewed.data['ca.crt'], renewed.data['ca.crt']]);
+  }, 60_000);
 });

@@ -16,6 +16,7 @@ const RENDERED_KINDS: Readonly<Record<string, ResourceType>> = {
   Service: { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true },
   DaemonSet: { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true },
+  PodDisruptionBudget: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true },
   ValidatingWebhookConfiguration: resourceTypes.validatingWebhookConfiguration,
   ValidatingAdmissionPolicy: resourceTypes.validatingAdmissionPolicy,
   ValidatingAdmissionPolicyBinding: resourceTypes.validatingAdmissionPolicyBinding,

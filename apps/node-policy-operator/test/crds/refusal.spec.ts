@@ -139,3 +139,70 @@ describe('crds apply with a concurrent writer', () => {
     expect(now.spec.versions[0]?.schema.openAPIV3Schema.properties.spec.properties).toHaveProperty('dra');
   }, 60_000);
 });
+
+describe('crds apply where admission refuses the sample policy', () => {
+  it('says so and checks the declared spec.dra instead', async () => {
+    // As the SR-IOV network operator's webhook refuses a policy that selects no node.
+    const policyName = 'policies-need-a-node';
+    await cp.adminClient.request({
+      method: 'POST',
+      path: '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies',
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: policyName },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [{ apiGroups: ['sriovnetwork.openshift.io'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['sriovnetworknodepolicies'] }],
+          },
+          validations: [{ expression: 'false', message: 'no matched node is selected by the nodeSelector' }],
+        },
+      },
+    });
+    await cp.adminClient.request({
+      method: 'POST',
+      path: '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings',
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: policyName },
+        spec: { policyName, validationActions: ['Deny'] },
+      },
+    });
+    let run = await crdsApply();
+    // The policy takes effect once the API server has loaded it.
+    for (let attempt = 0; attempt < 20 && !run.stdout.includes('admission refused'); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      run = await crdsApply();
+    }
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout.split('\n').find((line) => line.startsWith('round trip'))).toBe(
+      `round trip    ${POLICY_CRD}: not run, admission refused the sample policy (ValidatingAdmissionPolicy '${policyName}' with binding '${policyName}' denied request: no matched node is selected by the nodeSelector); every served version declares this release's spec.dra`,
+    );
+  }, 90_000);
+
+  it('fails when the CRD lost spec.dra again before the round trip (another writer put upstream’s back)', async () => {
+    const [v1] = upstreamPolicyCrd().spec.versions;
+    if (v1 === undefined) throw new Error('no v1');
+    const upstreamVersions = [v1];
+    await installVersions(upstreamVersions);
+    class RevertingClient extends KubeClient {
+      override async request(req: ApiRequest): Promise<unknown> {
+        if (req.method === 'POST' && req.path.endsWith('/sriovnetworknodepolicies')) await installVersions(upstreamVersions);
+        return super.request(req);
+      }
+    }
+    const reverting = new RevertingClient(cp.adminClient.config);
+    try {
+      const report = await applyUpstreamOwnedCrds(reverting, { dryRun: false, namespace: 'default', crds: POLICY_CRD_ONLY });
+      expect(report.results.map(({ action }) => action)).toEqual(['upgraded']);
+      expect(report.roundTrips.map((trip) => trip.error?.message)).toEqual([
+        `DraRoundTripFailed: CustomResourceDefinition ${POLICY_CRD}: admission refused the sample policy (ValidatingAdmissionPolicy 'policies-need-a-node' with binding 'policies-need-a-node' denied request: no matched node is selected by the nodeSelector) and the CRD does not declare this release's spec.dra in every served version — ` +
+          'check the CRD with `kubectl get crd -o yaml` for a served version without spec.dra and run `node-policy-operator crds apply` again',
+      ]);
+    } finally {
+      reverting.close();
+    }
+  }, 60_000);
+});

@@ -10,7 +10,7 @@ export type CrdAction = 'created' | 'upgraded' | 'unchanged' | 'refused' | 'woul
 export interface CrdResult {
   readonly name: string;
   readonly action: CrdAction;
-  /** The fields an upgrade adds, e.g. "v1 spec.dra". */
+  /** The fields an upgrade adds, e.g. "v1 spec.dra"; empty for every other action. */
   readonly added: readonly string[];
   readonly error?: SriovDraError;
 }
@@ -109,12 +109,13 @@ export async function applyUpstreamOwnedCrds(client: KubeClient, options: CrdsAp
     results.push({
       name: plan.name,
       action: options.dryRun ? DONE[plan.action].dry : DONE[plan.action].real,
-      added: plan.action === 'upgrade' ? plan.added : plan.action === 'create' ? ['all'] : [],
+      added: plan.action === 'upgrade' ? plan.added : [],
       ...(plan.action === 'refused' ? { error: plan.error } : {}),
     });
   }
   if (options.dryRun) return { results, roundTrips: [] };
-  for (const result of results) if (result.action === 'created' || result.action === 'upgraded') await waitEstablished(client, result.name);
+  // An upgraded CRD stays Established; the round trip waits out the moment before its new schema is served.
+  for (const result of results) if (result.action === 'created') await waitEstablished(client, result.name);
   const roundTrips: RoundTrip[] = [];
   for (const ours of options.crds ?? UPSTREAM_OWNED_CRDS) {
     const result = results.find((candidate) => candidate.name === ours.metadata.name);
@@ -145,7 +146,7 @@ export function formatCrdsReport(report: CrdsApplyReport): string[] {
   const lines = report.results.map((result) => {
     const what = result.action.padEnd(13);
     if (result.error !== undefined) return `${what} ${result.name}: ${result.error.message}`;
-    const detail = result.action.endsWith('upgrade') || result.action === 'upgraded' ? ` (adds ${result.added.join(', ')})` : '';
+    const detail = result.added.length === 0 ? '' : ` (adds ${result.added.join(', ')})`;
     return `${what} ${result.name}${detail}`;
   });
   for (const trip of report.roundTrips) {

@@ -1,3 +1,4 @@
+import { SriovDraError } from '@sriov-dra/contract';
 import { KubeClient, errorMessage } from '@sriov-dra/k8s';
 import { applyUpstreamOwnedCrds, crdsApplySucceeded, formatCrdsReport } from './apply-crds.ts';
 import { CRDS_APPLY, CRDS_COMMAND, crdsUsage, parseCrdsApplyFlags } from './crds-flags.ts';
@@ -17,7 +18,12 @@ export async function crdsCommand(argv: readonly string[], out: Output, err: Out
     return CRDS_EXIT.done;
   }
   if (action !== CRDS_APPLY) {
-    err.write(`${CRDS_COMMAND}: ${action === undefined ? 'no action given' : `unknown action ${JSON.stringify(action)}`}\n${crdsUsage()}`);
+    const detail = action === undefined ? 'no action given' : `unknown action ${JSON.stringify(action)}`;
+    const error = new SriovDraError('InvalidComponentSetting', detail, {
+      object: { kind: 'Command', name: CRDS_COMMAND },
+      remedy: `run ${CRDS_COMMAND} ${CRDS_APPLY}`,
+    });
+    err.write(`${error.message}\n`);
     return CRDS_EXIT.unusable;
   }
   const flags = parseCrdsApplyFlags(rest);

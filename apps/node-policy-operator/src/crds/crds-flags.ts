@@ -21,7 +21,7 @@ SriovNetwork, SriovNetworkNodePolicy, SriovNetworkNodeState) in the form sriov-d
 own: creates those missing; adds spec.dra (and status.conditions where upstream declares none) to every
 served version of an installed SriovNetworkNodePolicy CRD, keeping everything else it has; refuses a CRD it
 cannot extend safely. Then creates a policy with spec.dra with dryRun=All and checks that spec.dra comes
-back as sent. Prints one line per CRD: created, upgraded, unchanged or refused (would create / would
+back as sent (where admission refuses that policy, that every served version declares spec.dra). Prints one line per CRD: created, upgraded, unchanged or refused (would create / would
 upgrade with --dry-run). Running it again changes nothing.
 Exit status: 0 done (or nothing to do), 1 a CRD refused or spec.dra did not survive, 2 the command line is
 wrong or the API server could not be used.

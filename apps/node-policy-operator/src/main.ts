@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { DEFAULT_LOG_LEVEL, exitOnStartupFailure, serviceKubeClient } from '@sriov-dra/k8s';
 import { RUN_COMMAND, parseRunFlags, runUsage } from './cli/run-flags.ts';
 import { crdsCommand } from './crds/crds-command.ts';
-import { checkDraSchemasAtStart } from './crds/dra-schema-check.ts';
+import { checkDraSchemasAtStart, podTerminationLog } from './crds/dra-schema-check.ts';
 import { CRDS_COMMAND } from './crds/crds-flags.ts';
 import { startOperator } from './operator.ts';
 import { VALIDATE_COMMAND } from './validate/validate-flags.ts';
@@ -55,7 +55,7 @@ async function run(args: readonly string[]): Promise<void> {
   const clientOptions = { qps: settings.kubeApiQps, burst: settings.kubeApiBurst, userAgent: 'sriov-dra/node-policy-operator' };
   try {
     const client = serviceKubeClient(settings.kubeconfig, clientOptions);
-    if (!(await checkDraSchemasAtStart(client, logger))) process.exit(1);
+    if (!(await checkDraSchemasAtStart(client, logger, podTerminationLog(settings.kubeconfig)))) process.exit(1);
     const operator = await startOperator(settings, client, logger);
     logger.info(
       { healthPort: operator.healthPort, operatorNamespace: settings.operatorNamespace, draEnabled: settings.draEnabled, mode: settings.mode },

@@ -7,8 +7,13 @@ import { carriesDraSchema } from './crd-plan.ts';
 import { DRA_FIELD, fieldName } from './dra-fields.ts';
 import { UPSTREAM_OWNED_CRDS } from './upstream-owned-crds.ts';
 
-/** Where the kubelet reads a container's termination message from (the Pod spec's default path). */
-const TERMINATION_LOG = '/dev/termination-log';
+/**
+ * The file the kubelet mounts for a container's termination message (the Pod spec's default path), when the
+ * operator runs in its Pod: in-cluster configuration, no kubeconfig given. Elsewhere there is none to write.
+ */
+export function podTerminationLog(kubeconfig: string | undefined): string | undefined {
+  return kubeconfig === undefined ? '/dev/termination-log' : undefined;
+}
 
 /** The version of each CRD with spec.dra that the operator reads its objects at. */
 const READ_VERSIONS: Readonly<Record<string, string>> = {
@@ -49,17 +54,20 @@ export async function findMissingDraSchemas(client: KubeClient, crds: readonly C
 /**
  * At start: the operator refuses to run on CRDs that prune spec.dra rather than read pruned policies (and
  * withdraw what it generated for them). Each missing schema is logged once with its code; the messages also
- * go to the container's termination message, which the Pod's status shows.
+ * go to `terminationLog`, the container's termination message the Pod's status shows, when there is one.
  * Returns whether the operator may start.
  */
-export async function checkDraSchemasAtStart(client: KubeClient, logger: Logger, terminationLog = TERMINATION_LOG): Promise<boolean> {
+export async function checkDraSchemasAtStart(client: KubeClient, logger: Logger, terminationLog: string | undefined): Promise<boolean> {
   const missing = await findMissingDraSchemas(client);
   for (const error of missing) logger.error({ code: error.code, crd: error.object?.name }, error.message);
   if (missing.length === 0) return true;
-  try {
-    writeFileSync(terminationLog, missing.map((error) => error.message).join('\n'));
-  } catch {
-    // Outside a Pod there is no termination log; the log lines above say the same.
+  if (terminationLog !== undefined) {
+    try {
+      // r+: only the file the kubelet mounted; none is created.
+      writeFileSync(terminationLog, missing.map((error) => error.message).join('\n'), { flag: 'r+' });
+    } catch (error) {
+      logger.warn({ err: error }, 'the termination message could not be written');
+    }
   }
   return false;
 }

@@ -4,14 +4,15 @@
 // second run changes nothing. The operator refuses to start on the upstream CRD, and starts after the step.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type KubeClient, type KubeObject, type ResourceType, isApiError, resourcePath, resourceTypes } from '@sriov-dra/k8s';
 import { CHART_CRDS_DIR, type ControlPlane, createNamespace, installCrdObjects, readCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
-import { findMissingDraSchemas } from '../../src/crds/dra-schema-check.ts';
+import { checkDraSchemasAtStart, findMissingDraSchemas } from '../../src/crds/dra-schema-check.ts';
 import { ROUND_TRIP_DRA, checkDraRoundTrip } from '../../src/crds/dra-round-trip.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
@@ -134,6 +135,13 @@ describe('crds apply on a cluster running the upstream operator', () => {
       .map((line) => JSON.parse(line) as { level: number; code?: string; crd?: string; msg: string });
     expect(logged.filter((line) => line.level >= 50).map(({ code, crd }) => ({ code, crd }))).toEqual([{ code: 'DraSchemaMissing', crd: POLICY_CRD }]);
     expect(logged.some((line) => line.msg === 'operator started')).toBe(false);
+    // In its Pod the same line becomes the container's termination message.
+    const terminationLog = join(cp.dir, 'termination-log');
+    writeFileSync(terminationLog, '');
+    expect(await checkDraSchemasAtStart(client, pino({ level: 'silent' }), terminationLog)).toBe(false);
+    expect(readFileSync(terminationLog, 'utf8')).toMatch(
+      /^DraSchemaMissing: CustomResourceDefinition sriovnetworknodepolicies\.sriovnetwork\.openshift\.io: version v1 declares no spec\.dra — /,
+    );
   }, 60_000);
 
   it('--dry-run prints the plan and changes nothing', async () => {

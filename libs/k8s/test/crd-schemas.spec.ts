@@ -1,4 +1,5 @@
-// The chart's CRD schemas (charts/sriov-dra/crds) on a real kube-apiserver. Requests carry no
+// The CRD schemas this project installs (charts/sriov-dra/crds, and apps/node-policy-operator/crds through
+// `crds apply`) on a real kube-apiserver. Requests carry no
 // fieldValidation parameter unless a test says so: the API server then prunes unknown fields instead of
 // refusing them, so a rejection here is the schema's own (422 Invalid, with the field in
 // status.details.causes), not the strict decoding a client may ask for. What strict field validation adds is

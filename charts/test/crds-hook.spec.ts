@@ -1,6 +1,7 @@
 // node-policy-operator.crds.upstreamOwned: the hook that runs `crds apply` before an install or upgrade. Off by
 // default; with `apply`, a Job and RBAC of its own as Helm hooks, and that RBAC is what `crds apply` needs on a
 // cluster that runs the SR-IOV network operator — and no more than that for updates.
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -11,6 +12,7 @@ import {
   UMBRELLA_CHART_DIR,
   createNamespace,
   createRendered,
+  helmBinary,
   installCrdObjects,
   readCrds,
   renderChart,
@@ -68,6 +70,19 @@ describe('crds.upstreamOwned', () => {
       { verbs: ['get', 'update'], resourceNames: UPSTREAM_OWNED_CRD_NAMES },
       { verbs: ['create'], resourceNames: undefined },
     ]);
+  });
+
+  it('has the release notes name the step unless the hook runs it, the operator switched off included', () => {
+    const notes = (...set: string[]) => {
+      const run = spawnSync(helmBinary(), ['install', 'release', UMBRELLA_CHART_DIR, '--dry-run=client', ...set.flatMap((value) => ['--set', value])], {
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      return run.stdout.slice(run.stdout.indexOf('NOTES:'));
+    };
+    expect(notes()).toContain('  node-policy-operator crds apply\n');
+    expect(notes('node-policy-operator.enabled=false')).toContain('  node-policy-operator crds apply\n');
+    expect(notes('node-policy-operator.crds.upstreamOwned=apply')).not.toContain('crds apply');
   });
 
   it('is refused by the schema for anything but apply or skip, naming the field', () => {

@@ -3,43 +3,17 @@
 // stack reaches the log only at --log-level debug. A running driver's /metrics carries the Node.js
 // process metrics next to its own.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { type Server, createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { terminateChild } from '@sriov-dra/k8s/testing';
+import { runSourceEntry, takenPort, terminateChild } from '@sriov-dra/k8s/testing';
 import { type DriverNode, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
 import { launchDriver } from './driver-process.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-interface Exit {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function driver(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Exit> {
-  const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
-}
-
-async function takenPort(): Promise<{ port: number; server: Server }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, server };
-}
+const driver = (args: readonly string[], env: Readonly<Record<string, string>> = {}) => runSourceEntry(MAIN, args, env);
 
 let node: DriverNode;
 

@@ -2,45 +2,17 @@
 // broken: the failure is one line on stderr naming the flag or file, with its code and what to do, and the
 // process exits non-zero; the stack reaches the log only at --log-level debug (or trace).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ControlPlane, LocalPki, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, LocalPki, createNamespace, installCrds, runSourceEntry, startControlPlane, takenPort } from '@sriov-dra/k8s/testing';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const OPERATOR_NS = 'sriov-network-operator';
 const FLAG_REMEDY = 'fix the flag or option named in the message';
 
-interface Exit {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function operator(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Exit> {
-  const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
-}
-
-/** A TCP port something else already listens on, on all addresses as the services bind. */
-async function takenPort(): Promise<{ port: number; server: Server }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, server };
-}
+const operator = (args: readonly string[], env: Readonly<Record<string, string>> = {}) => runSourceEntry(MAIN, args, env);
 
 /** A kubeconfig naming an API server nobody serves: a port just taken and released. */
 async function unreachableKubeconfig(dir: string): Promise<{ file: string; port: number }> {

@@ -3,49 +3,27 @@
 // stack reaches the log only at --log-level debug. A running daemon's /metrics carries the Node.js process
 // metrics next to its own, and --log-level sets its log while daemon-config.json's logLevel stays the shim's.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ControlPlane, installCrds, startControlPlane, terminateChild, waitFor } from '@sriov-dra/k8s/testing';
+import {
+  type ControlPlane,
+  installCrds,
+  launchSourceEntry,
+  runSourceEntry,
+  startControlPlane,
+  takenPort,
+  terminateChild,
+  waitFor,
+} from '@sriov-dra/k8s/testing';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const FLAG_REMEDY = 'fix the flag or option named in the message';
 
-interface Exit {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function launch(args: readonly string[], env: Readonly<Record<string, string>> = {}): { child: ChildProcess; stdout: () => string; exit: Promise<Exit> } {
-  const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, ...args], {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exit = new Promise<Exit>((resolve) => {
-    child.once('close', (code: number | null) => {
-      resolve({ code, stdout, stderr });
-    });
-  });
-  return { child, stdout: () => stdout, exit };
-}
-
-const daemon = (args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Exit> => launch(args, env).exit;
-
-async function takenPort(): Promise<{ port: number; server: Server }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, server };
-}
+const launch = (args: readonly string[], env: Readonly<Record<string, string>> = {}) => launchSourceEntry(MAIN, args, env);
+const daemon = (args: readonly string[], env: Readonly<Record<string, string>> = {}) => runSourceEntry(MAIN, args, env);
 
 let dir: string;
 let cp: ControlPlane;

@@ -2,11 +2,11 @@
 // ones the API server judges in test/webhook) one per file, as one multi-document stream and as JSON,
 // get the same verdicts; exit statuses 0, 1 and 2; YAML read as kubectl reads it.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runSourceEntry } from '@sriov-dra/k8s/testing';
 import { stringify } from 'yaml';
 import { ADMISSION_CASES, type AdmissionCase, OPERATOR_NAMESPACE } from '../admission/admission-cases.ts';
 
@@ -18,24 +18,7 @@ jest.setTimeout(30_000);
 
 let dir: string;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function validate(...args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ['--conditions=@sriov-dra/source', MAIN, 'validate', ...args], {
-    env: { PATH: process.env['PATH'] ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  return { code, stdout, stderr };
-}
+const validate = (...args: string[]) => runSourceEntry(MAIN, ['validate', ...args]);
 
 /** YAML as kubectl users write it; quoted wherever YAML 1.1 would read a string as something else. */
 const yaml = (value: unknown): string => stringify(value, { version: '1.1' });

@@ -15,3 +15,4 @@ export { leaveStaleSocket } from './stale-socket.ts';
 export * from './stored-object.ts';
 export { type ClientCertificate, LocalPki } from './certs.ts';
 export * from './process-memory.ts';
+export * from './source-entry.ts';

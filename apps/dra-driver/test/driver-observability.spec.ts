@@ -2,7 +2,7 @@
 // is one line on stderr naming the flag or file, with its code and what to do, and a non-zero exit; the
 // stack reaches the log only at --log-level debug. A running driver's /metrics carries the Node.js
 // process metrics next to its own.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { runSourceEntry, takenPort, terminateChild } from '@sriov-dra/k8s/testing';
 import { type DriverNode, httpGet, metricValue, startDriverNode } from './driver-node-fixture.ts';
 import { launchDriver } from './driver-process.ts';
+
+// Each case starts the component from its TypeScript sources, one to three times: seconds apiece on a
+// loaded machine. The bound guards against a hang, it does not time the start.
+jest.setTimeout(60_000);
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 

@@ -1,12 +1,16 @@
 // `node-policy-operator run` and `webhook` started as the Deployments start them, each with one thing
 // broken: the failure is one line on stderr naming the flag or file, with its code and what to do, and the
 // process exits non-zero; the stack reaches the log only at --log-level debug (or trace).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ControlPlane, LocalPki, createNamespace, installCrds, runSourceEntry, startControlPlane, takenPort } from '@sriov-dra/k8s/testing';
+
+// Each case starts the component from its TypeScript sources, one to three times: seconds apiece on a
+// loaded machine. The bound guards against a hang, it does not time the start.
+jest.setTimeout(60_000);
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const OPERATOR_NS = 'sriov-network-operator';

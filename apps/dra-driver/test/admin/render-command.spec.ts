@@ -2,11 +2,15 @@
 // whole shadow NAD for a given identity, typed refusals (exit 1) and usage errors (exit 2). Expected
 // outputs are written out by hand; the attachmentID and configSHA256 were computed with sha256sum
 // (the identity's canonical bytes as in libs/contract/IDENTITY.md).
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sriovDra } from './run-sriov-dra.ts';
+
+// Cases start the component from its TypeScript sources: seconds apiece on a loaded machine. The
+// bound guards against a hang, it does not time the start.
+jest.setTimeout(60_000);
 
 /** As `kubectl get network-attachment-definitions rail-a-net -n ai-workloads -o yaml` prints it. */
 const SRIOV_NAD_YAML = `apiVersion: k8s.cni.cncf.io/v1

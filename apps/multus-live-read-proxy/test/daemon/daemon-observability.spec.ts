@@ -2,7 +2,7 @@
 // is one line on stderr naming the flag or file, with its code and what to do, and a non-zero exit; the
 // stack reaches the log only at --log-level debug. A running daemon's /metrics carries the Node.js process
 // metrics next to its own, and --log-level sets its log while daemon-config.json's logLevel stays the shim's.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,10 @@ import {
   terminateChild,
   waitFor,
 } from '@sriov-dra/k8s/testing';
+
+// Each case starts the component from its TypeScript sources, one to three times: seconds apiece on a
+// loaded machine. The bound guards against a hang, it does not time the start.
+jest.setTimeout(60_000);
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const FLAG_REMEDY = 'fix the flag or option named in the message';

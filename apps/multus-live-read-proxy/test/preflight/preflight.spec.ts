@@ -2,7 +2,7 @@
 // RBAC (SelfSubjectAccessReview as each of them), a delegate cache on tmpfs (/dev/shm) and on disk, a
 // plugin binary missing from binDir, a multus-dynamic-networks-controller DaemonSet in the cluster, and the
 // real daemon answering on its socket.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,10 @@ import { type ControlPlane, createRoleBinding, installCrds, startControlPlane } 
 import type { PreflightCheck } from '../../src/preflight/checks.ts';
 import { runPreflight } from '../../src/preflight/preflight.ts';
 import { TEST_COMMIT, TEST_ENV, installPlugins, startNodeDaemon, writeNodeConfig } from './preflight-node.ts';
+
+// Cases start the component from its TypeScript sources: seconds apiece on a loaded machine. The
+// bound guards against a hang, it does not time the start.
+jest.setTimeout(60_000);
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const DAEMON_SET = { group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true };

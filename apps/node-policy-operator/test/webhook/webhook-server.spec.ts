@@ -1,7 +1,7 @@
 // The webhook server over real TLS, without an API server: the paths and /healthz, what a malformed or
 // foreign request gets back, the decision logs, large reviews, "__proto__" keys in the body, a rotated
 // serving certificate, and the `node-policy-operator webhook` command as its own process.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -14,6 +14,10 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { LocalPki, waitFor } from '@sriov-dra/k8s/testing';
 import { type WebhookServer, startWebhookServer } from '../../src/webhook/webhook-server.ts';
+
+// Cases start the component from its TypeScript sources: seconds apiece on a loaded machine. The
+// bound guards against a hang, it does not time the start.
+jest.setTimeout(60_000);
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const POLICY_PATH = '/validate-sriovnetworknodepolicy';

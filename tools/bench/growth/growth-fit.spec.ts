@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AICC_TOLERANCE, evaluateFit, fitGrowth, formulaOf, type GrowthFit, type GrowthModel } from './growth-fit.ts';
+import { AICC_TOLERANCE, evaluateFit, fitGrowth, fitQuality, formulaOf, type GrowthFit, type GrowthModel } from './growth-fit.ts';
 import type { Point } from './growth-point.ts';
 import { normalDraws } from './measurement-noise.ts';
 
@@ -103,5 +103,16 @@ describe('formulaOf', () => {
   it('writes the fitted curve with four significant digits and a minus for negative terms', () => {
     const line = fitted(STEPS.map((x) => ({ x, y: 12.5 - 0.003125 * x })));
     expect(formulaOf(line.chosen)).toBe('y = 12.5 − 0.003125·x');
+  });
+});
+
+describe('fitQuality', () => {
+  it('gives a growth its R² and a constant its scatter relative to its value, where R² says nothing', () => {
+    const flat = fitted([500, 1000, 2000, 4000, 8000].map((x, index) => ({ x, y: [99, 101, 99, 101, 100][index] ?? 0 })));
+    expect(flat.chosen.model).toBe('constant');
+    expect(flat.chosen.r2).toBe(0);
+    expect(fitQuality(flat.chosen)).toBe('± 1.0 %');
+    expect(fitQuality(fitted(STEPS.map((x) => ({ x, y: 2 * x }))).chosen)).toBe('R² 1.000');
+    expect(fitQuality(fitted(STEPS.map((x, index) => ({ x, y: [1, -1, 1, -1, 0][index] ?? 0 }))).chosen)).toBe('± 1');
   });
 });

@@ -74,6 +74,16 @@ export function formulaOf(fit: ModelFit): string {
 }
 
 /**
+ * How well the fit explains the measurements: R² for a growth; for a constant, whose R² is 0 by
+ * definition whenever the measurements vary at all, their scatter around it relative to its value.
+ */
+export function fitQuality(fit: ModelFit): string {
+  if (fit.model !== 'constant') return `R² ${fit.r2.toFixed(3)}`;
+  const level = Math.abs(fit.coefficients[0] ?? 0);
+  return level === 0 ? `± ${String(Number(fit.residualStandardError.toPrecision(2)))}` : `± ${((100 * fit.residualStandardError) / level).toFixed(1)} %`;
+}
+
+/**
  * Least squares by modified Gram–Schmidt on columns scaled to unit length: x² at x = 8,000 is 6.4·10⁷,
  * and the normal equations would square that spread again.
  */

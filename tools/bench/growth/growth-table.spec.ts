@@ -21,7 +21,13 @@ describe('growthTable', () => {
       { x: 4000, y: 80 },
     ],
   };
-  const lines = growthTable('live shadows', [row(etcd), row(list)])
+  const rss: CostSeries = {
+    cost: 'RSS',
+    unit: 'MiB',
+    axis: 'live shadows',
+    points: [500, 1000, 2000, 4000].map((x, index) => ({ x, y: [99, 101, 99, 101][index] ?? 0 })),
+  };
+  const lines = growthTable('live shadows', [row(etcd), row(list), row(rss)])
     .trimEnd()
     .split('\n');
 
@@ -36,7 +42,11 @@ describe('growthTable', () => {
 
   it('marks an x a cost was not measured at, escapes a pipe, and says when there are too few points to fit', () => {
     expect(lines[3]).toBe('| LIST \\| all namespaces | ms | 12.35 | – | – | 80 | too few points |');
-    expect(lines).toHaveLength(4);
+  });
+
+  it('gives a constant its scatter, not its R² of 0', () => {
+    expect(lines[4]).toBe('| RSS | MiB | 99 | 101 | 99 | 101 | constant: y = 100, ± 1.2 % |');
+    expect(lines).toHaveLength(5);
   });
 });
 

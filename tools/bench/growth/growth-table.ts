@@ -1,6 +1,6 @@
 // A growth report as Markdown: per axis, one row per cost with its measurement at every x and the growth
 // fitted to them. Pure: series in, text out.
-import { formulaOf, type GrowthFit } from './growth-fit.ts';
+import { fitQuality, formulaOf, type GrowthFit } from './growth-fit.ts';
 import type { CostSeries } from './growth-point.ts';
 
 export interface TableRow {
@@ -22,7 +22,7 @@ export function measuredValue(value: number): string {
 
 function growthCell(fit: GrowthFit | undefined): string {
   if (fit === undefined) return 'too few points';
-  return `${fit.chosen.model}: ${formulaOf(fit.chosen)}, R² ${fit.chosen.r2.toFixed(3)}`;
+  return `${fit.chosen.model}: ${formulaOf(fit.chosen)}, ${fitQuality(fit.chosen)}`;
 }
 
 /** One table for the rows on one axis; a cost not measured at some x shows "–" there. */

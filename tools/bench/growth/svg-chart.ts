@@ -1,7 +1,7 @@
 // A dependency-free SVG line chart of costs along one axis: small multiples, one panel per cost, all
 // panels on the same x range so a glance compares how they grow; measured points as dots, the fitted
 // growth as a line. Pure: series in, SVG text out.
-import { evaluateFit, formulaOf, type GrowthFit } from './growth-fit.ts';
+import { evaluateFit, fitQuality, formulaOf, type GrowthFit } from './growth-fit.ts';
 import type { CostSeries } from './growth-point.ts';
 
 export interface ChartPanel {
@@ -69,7 +69,7 @@ function renderPanel(panel: ChartPanel, left: number, top: number, width: number
     `<g class="panel">`,
     `<text x="${coordinate(left + MARGIN.left)}" y="${coordinate(top + 16)}" class="title">${escapeXml(series.cost)}</text>`,
     `<text x="${coordinate(left + MARGIN.left)}" y="${coordinate(top + 29)}" class="fit">${escapeXml(
-      fit === undefined ? 'too few points to fit' : `${fit.chosen.model}: ${formulaOf(fit.chosen)} (R² ${fit.chosen.r2.toFixed(3)})`,
+      fit === undefined ? 'too few points to fit' : `${fit.chosen.model}: ${formulaOf(fit.chosen)} (${fitQuality(fit.chosen)})`,
     )}</text>`,
     `<rect x="${coordinate(plot.left)}" y="${coordinate(plot.top)}" width="${coordinate(plot.width)}" height="${coordinate(plot.height)}" class="frame"/>`,
   ];

@@ -38,6 +38,18 @@ describe('renderGrowthChart', () => {
     expect(drawn.map((one) => byClass(one, 'polyline', 'fitted').length)).toEqual([1, 1, 1]);
   });
 
+  it('draws a logarithmic fit over the measured x only, where the shared axis starts at 0 and ln 0 is not a number', () => {
+    const chart = parseXml(renderGrowthChart('log', [panel('heap', 'MiB', (x) => 30 + 10 * Math.log(x))]));
+    const [curve] = descendants(chart).filter((element) => element.name === 'polyline');
+    const points = (curve?.attributes['points'] ?? '').split(' ').map((pair) => pair.split(',').map(Number));
+    expect(points).toHaveLength(65);
+    expect(points.flat().every(Number.isFinite)).toBe(true);
+    const [drawn] = descendants(chart).filter((element) => element.name === 'g' && element.attributes['class'] === 'panel');
+    const circles = byClass(drawn as XmlElement, 'circle', 'measured');
+    expect(points[0]?.[0]).toBe(number(circles[0] as XmlElement, 'cx'));
+    expect(points.at(-1)?.[0]).toBe(number(circles.at(-1) as XmlElement, 'cx'));
+  });
+
   it('keeps markup in a cost name as text', () => {
     const titles = byClass(svg, 'text', 'title').map(textOf);
     expect(titles).toContain('etcd <db> size & "quota"');

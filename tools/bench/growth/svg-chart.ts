@@ -55,8 +55,11 @@ function renderPanel(panel: ChartPanel, left: number, top: number, width: number
     height: PANEL_HEIGHT - MARGIN.top - MARGIN.bottom,
   };
   const [xLow, xHigh] = xRange;
-  const curve = fit === undefined ? [] : Array.from({ length: CURVE_SAMPLES + 1 }, (_, i) => xLow + ((xHigh - xLow) * i) / CURVE_SAMPLES);
-  const curveValues = fit === undefined ? [] : curve.map((x) => evaluateFit(fit.chosen, x));
+  // The fitted curve spans what was measured: no extrapolation, and no ln 0 where the shared axis starts at 0.
+  const measuredXs = series.points.map((point) => point.x);
+  const [from, to] = [Math.min(...measuredXs), Math.max(...measuredXs)];
+  const curve = fit === undefined ? [] : Array.from({ length: CURVE_SAMPLES + 1 }, (_, i) => from + ((to - from) * i) / CURVE_SAMPLES);
+  const curveValues = curve.map((x) => (fit === undefined ? 0 : evaluateFit(fit.chosen, x)));
   const ys = [...series.points.map((point) => point.y), ...curveValues];
   // Costs are read against zero: a y axis starting near the data would make 2 % look like 200 %.
   const yTicks = niceTicks(Math.min(0, ...ys), Math.max(...ys, 0) === 0 ? 1 : Math.max(...ys, 0));

@@ -1,2 +1,3 @@
 export * from './config/opaque-vf-config.ts';
 export * from './policy/device-attribute-merge.ts';
+export * from './managed/shadow-plan.ts';

@@ -234,14 +234,16 @@ export async function startDriver(flags: DriverFlags, deps: DriverDeps): Promise
         })
       : undefined;
     if (managed !== undefined) {
-      // §8.3: the first pass runs before managed readiness; /readyz waits for it.
+      const { nodeWatch, bindingsWatch } = managed;
+      nodeWatch.start();
+      cleanups.push({ name: 'node watch', run: () => nodeWatch.stop() });
+      bindingsWatch.start();
+      cleanups.push({ name: 'Pod and shadow watches', run: () => bindingsWatch.stop() });
+      // §8.3: the first pass runs before managed readiness, once the watches have listed; /readyz waits for it.
       const worker = managed.repair;
       repair = worker;
       worker.start();
       cleanups.push({ name: 'repair worker', run: () => worker.stop() });
-      const { nodeWatch } = managed;
-      nodeWatch.start();
-      cleanups.push({ name: 'node watch', run: () => nodeWatch.stop() });
     }
     const preparer = new MeteredPreparer(
       new ClaimDeviceStatusWriter(managed?.preparer ?? devicePreparer, {

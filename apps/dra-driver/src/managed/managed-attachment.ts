@@ -8,6 +8,7 @@ import type { DriverMetrics } from '../metrics.ts';
 import { managedBindingsOf } from './binding-records.ts';
 import { failureReason } from './failure-reason.ts';
 import { ManagedPreparer, type ManagedPreparerOptions } from './managed-preparer.ts';
+import { NodeBindingsWatch } from './node-bindings-watch.ts';
 import { NodeWatch } from './node-watch.ts';
 import { RepairWorker } from './repair-worker.ts';
 
@@ -32,6 +33,8 @@ export interface ManagedAttachment {
   readonly repair: RepairWorker;
   /** The Node the preparer checks each claim's node identity against; started and stopped with the driver. */
   readonly nodeWatch: NodeWatch;
+  /** The node's Pods and shadows the repair worker checks its bindings against; started and stopped with the driver. */
+  readonly bindingsWatch: NodeBindingsWatch;
 }
 
 /**
@@ -52,6 +55,9 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
   const store = { client: options.client, checkpoint, nodeName: options.node.name };
   const nodeWatch = new NodeWatch(options.client, options.node.name, (error) => {
     logger.warn({ err: error }, 'watching the Node failed; retrying');
+  });
+  const bindingsWatch = new NodeBindingsWatch(options.client, options.node, (error, watched) => {
+    logger.warn({ err: error, watched }, "watching the node's Pods or shadows failed; retrying");
   });
   const preparer = new ManagedPreparer({
     ...store,
@@ -93,6 +99,8 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
     driverName: options.driverName,
     claimLocks,
     podLocks,
+    watchedNode: (signal) => nodeWatch.current(signal),
+    watched: bindingsWatch,
     intervalMs: options.repairIntervalMs,
     logger,
     onPass: (result, seconds) => {
@@ -115,5 +123,5 @@ export function createManagedAttachment(options: ManagedAttachmentOptions): Mana
       if (result.repaired + result.released > 0) logger.info({ repaired: result.repaired, released: result.released }, 'repair pass changed bindings');
     },
   });
-  return { preparer, claimLocks, repair, nodeWatch };
+  return { preparer, claimLocks, repair, nodeWatch, bindingsWatch };
 }

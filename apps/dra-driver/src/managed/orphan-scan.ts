@@ -74,8 +74,12 @@ export function findOrphans(shadows: readonly KubeObject[], checkpoint: readonly
   return orphans;
 }
 
+/** The label selector of this node's managed NADs: managed by this driver, on this node UID. */
+export function nodeShadowSelector(nodeUID: string): string {
+  return `${labels.managedBy}=${MANAGED_BY_VALUE},${labels.nodeUID}=${nodeUID}`;
+}
+
 /** Lists this node's managed NADs in every namespace (one paged LIST with both label selectors). */
 export function listNodeShadows(client: KubeClient, nodeUID: string, signal?: AbortSignal): Promise<KubeObject[]> {
-  const labelSelector = `${labels.managedBy}=${MANAGED_BY_VALUE},${labels.nodeUID}=${nodeUID}`;
-  return client.listAll(resourceTypes.networkAttachmentDefinition, { labelSelector, ...(signal === undefined ? {} : { signal }) });
+  return client.listAll(resourceTypes.networkAttachmentDefinition, { labelSelector: nodeShadowSelector(nodeUID), ...(signal === undefined ? {} : { signal }) });
 }

@@ -2,6 +2,7 @@ import { SriovDraError } from '@sriov-dra/contract';
 import {
   type Backoff,
   type KubeClient,
+  type KubeObject,
   backoffDelay,
   type Pod,
   type ResourceClaim,
@@ -24,7 +25,8 @@ import { type HostRelease, runReleaseSequence } from './release-sequence.ts';
 import { type RepairStop, isHealthy, repairStop } from './repair-check.ts';
 import { NETWORK_STATUS_ANNOTATION, networkStatusEntries, withNetworkStatus, writeClaimNetworkStatus } from './claim-network-status.ts';
 import type { AllocatedDeviceStatus } from '../device/claim-device-status.ts';
-import { type Orphan, findOrphans, listNodeShadows } from './orphan-scan.ts';
+import type { NodeBindingsWatch } from './node-bindings-watch.ts';
+import { type Orphan, findOrphans } from './orphan-scan.ts';
 import type { ShadowObject } from './shadow-verification.ts';
 
 /** Retries of a pass that could not start: from half a second, doubling, never beyond the period. */
@@ -38,6 +40,10 @@ export interface RepairWorkerOptions {
   /** The kubelet runtime's claim locks and the preparer's Pod locks: repair takes both, in that order. */
   readonly claimLocks: KeyedLocks;
   readonly podLocks: KeyedLocks;
+  /** The Node as the driver's watch of it sees it (undefined: it does not exist). */
+  readonly watchedNode: (signal: AbortSignal) => Promise<KubeObject | undefined>;
+  /** This node's Pods and shadows, watched; started and stopped with the driver. */
+  readonly watched: NodeBindingsWatch;
   /** Period of the unconditional pass (§8.3: bounded); triggers run one sooner. */
   readonly intervalMs: number;
   readonly logger: Logger;
@@ -88,10 +94,11 @@ async function readIfExists<T>(
 /**
  * The node-local repair worker (§8.3): at startup and then periodically, every checkpointed claim is
  * brought to where its phase says it belongs. Pending and Ready claims whose Pod, claim and Node still
- * match are repaired forward from their frozen bytes — but only when one listing of the node's shadows
- * and one read of each Pod show something to do, so a healthy node costs one Node GET, one NAD LIST and
- * a GET per Pod and per claim. Deleting and ReleaseComplete claims, released by an earlier kubelet call,
- * are taken to their end. Nothing here starts a release: Pod deletion, a missing claim or a moved
+ * match are repaired forward from their frozen bytes, after live reads of the Node, the Pod and its
+ * claims. What needs no repair is seen without requests: watches of the node's Pods, its shadows and its
+ * Node show each binding's state, and a Pod whose claims a pass verified live is read again only when the
+ * Pod or its records change, so a healthy node costs no request per pass after the first. Deleting and
+ * ReleaseComplete claims, released by an earlier kubelet call, are taken to their end. Nothing here starts a release: Pod deletion, a missing claim or a moved
  * allocation only stop forward repair. Every claim is handled under its claim lock and then its Pod lock,
  * like a kubelet call, and one claim's failure never stops the others.
  */
@@ -104,6 +111,8 @@ export class RepairWorker {
   #passes = 0;
   /** Consecutive passes that could not start. */
   #failedPasses = 0;
+  /** By Pod UID: the Pod and records a pass last found healthy live, claims included, with nothing to write (see `verification`). */
+  readonly #verified = new Map<string, string>();
 
   constructor(options: RepairWorkerOptions) {
     this.#options = options;
@@ -167,12 +176,20 @@ export class RepairWorker {
     return this.#again && !this.#stopped;
   }
 
-  /** One pass over every checkpointed claim and this node's shadows. Rejects only when the pass could not start (the NAD listing or the Node read). */
+  /**
+   * One pass over every checkpointed claim and this node's shadows. A Pod whose bindings the watches show
+   * healthy, and whose Pod and records are what an earlier pass verified live, costs no request; any other
+   * Pod is read live with its claims (and the Node once per pass), as every write needs. Rejects only when
+   * the pass could not start: the watches not listed within a period, or the live Node read.
+   */
   async pass(): Promise<RepairPass> {
-    const { store, node } = this.#options;
+    const { store, node, watched } = this.#options;
+    const syncing = AbortSignal.timeout(this.#options.intervalMs);
+    await watched.synced(syncing);
+    const watchedNode = await this.#options.watchedNode(syncing);
     const records = store.checkpoint.claims();
-    // The listing also finds orphans, which an empty checkpoint can have too (a lost state directory).
-    const listed: ShadowObject[] = await listNodeShadows(store.client, node.uid);
+    // The shadows also show orphans, which an empty checkpoint can have too (a lost state directory).
+    const listed = watched.shadows();
     const result: PassTally = {
       healthy: 0,
       repaired: 0,
@@ -182,16 +199,43 @@ export class RepairWorker {
       stopped: new Map(),
       failed: new Map(),
     };
-    if (records.length === 0) return result;
-
-    const liveNode = await readIfExists(store.client, resourceTypes.node, { name: node.name }, nodeSchema);
-    const nodeUnchanged = liveNode?.metadata.uid === node.uid;
-    const shadows = new Map(listed.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
-
     const byPod = new Map<string, ClaimRecord[]>();
     for (const record of records) byPod.set(record.pod.uid, [...(byPod.get(record.pod.uid) ?? []), record]);
-    for (const podRecords of byPod.values()) await this.#repairPod(podRecords, { nodeUnchanged, shadows }, result);
+    for (const podUID of this.#verified.keys()) if (!byPod.has(podUID)) this.#verified.delete(podUID);
+    if (records.length === 0) return result;
+
+    const shadows = new Map(listed.map((item) => [`${item.metadata.namespace ?? ''}/${item.metadata.name}`, item]));
+    const nodeWatched = watchedNode?.metadata.uid === node.uid;
+    const unconfirmed: ClaimRecord[][] = [];
+    for (const podRecords of byPod.values()) {
+      const healthy = this.#healthyAsWatched(podRecords, shadows, nodeWatched);
+      if (healthy === undefined) unconfirmed.push(podRecords);
+      else result.healthy += healthy;
+    }
+    if (unconfirmed.length === 0) return result;
+    // Forward repair and status writes are judged on the live Node, never on the watched one.
+    const liveNode = await readIfExists(store.client, resourceTypes.node, { name: node.name }, nodeSchema);
+    const nodeUnchanged = liveNode?.metadata.uid === node.uid;
+    for (const podRecords of unconfirmed) await this.#repairPod(podRecords, { nodeUnchanged, shadows }, result);
     return result;
+  }
+
+  /**
+   * How many of the Pod's claims are healthy with nothing read live, or undefined when the Pod must be read
+   * live: the watched Node and Pod are the recorded ones, the Pod and its records are as a pass last
+   * verified them live (claims included), and its shadows and selections are as the records say. A claim
+   * changed since (its reservation dropped) goes unseen here, harmlessly: no write is made without a live
+   * read of the Pod and the claim.
+   */
+  #healthyAsWatched(records: readonly ClaimRecord[], shadows: ReadonlyMap<string, ShadowObject>, nodeWatched: boolean): number | undefined {
+    const managed = records.filter((record) => managedBindingsOf(record).length > 0);
+    const first = managed[0];
+    if (first === undefined) return 0;
+    if (!nodeWatched || managed.some(isReleasing)) return undefined;
+    const pod = this.#options.watched.pod(first.pod.namespace, first.pod.name);
+    if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return undefined;
+    if (this.#verified.get(first.pod.uid) !== verification(records, pod)) return undefined;
+    return isHealthy(records, pod, shadows) ? managed.length : undefined;
   }
 
   async #repairPod(
@@ -201,6 +245,8 @@ export class RepairWorker {
   ): Promise<void> {
     const { store, logger } = this.#options;
     const managed = records.filter((record) => managedBindingsOf(record).length > 0);
+    const podUID = records[0]?.pod.uid ?? '';
+    this.#verified.delete(podUID);
     for (const record of managed.filter(isReleasing)) {
       const ref = refOf(record);
       try {
@@ -246,28 +292,33 @@ export class RepairWorker {
     }
     if (pod === undefined || repairable.length === 0) return;
     const live = pod;
-    if (repairable.length === attached.length && isHealthy(records, pod, seen.shadows)) {
+    const healthy = repairable.length === attached.length && isHealthy(records, pod, seen.shadows);
+    if (healthy) {
       result.healthy += repairable.length;
     } else {
       await this.#repairForward(repairable, live, result);
     }
-    for (const record of repairable) await this.#reportNetworkStatus(record, live, claims.get(record.claimUID), result);
+    let reported = true;
+    for (const record of repairable) reported = (await this.#reportNetworkStatus(record, live, claims.get(record.claimUID), result)) && reported;
+    // Verified live with nothing to write: until the Pod or a record changes, the watches suffice.
+    if (healthy && reported) this.#verified.set(podUID, verification(records, live));
   }
 
   /**
    * Copies what Multus reported for the claim's devices into the claim's status (KEP-4817), from the Pod
    * and claim this pass read: nothing is written until the Pod's network-status names a shadow, and
    * nothing again once the claim says it. Diagnostic only; a failure is counted, never retried sooner.
+   * True when the claim already said what the Pod reports, so nothing was to be written.
    */
-  async #reportNetworkStatus(record: ClaimRecord, pod: Pod, claim: ResourceClaim | undefined, result: PassTally): Promise<void> {
+  async #reportNetworkStatus(record: ClaimRecord, pod: Pod, claim: ResourceClaim | undefined, result: PassTally): Promise<boolean> {
     const devices = managedBindingsOf(record)
       .filter((binding) => binding.phase === 'Ready')
       .map((binding) => ({ pool: binding.pool, device: binding.device, shadow: binding.shadow }));
     const reports = networkStatusEntries(this.#options.driverName, pod.metadata.annotations?.[NETWORK_STATUS_ANNOTATION], devices, new Date());
-    if (claim === undefined) return;
+    if (claim === undefined) return false;
     // The claim schema leaves status.devices undecoded: every entry is other drivers' as much as ours.
     const statuses = (claim.status?.['devices'] ?? []) as readonly AllocatedDeviceStatus[];
-    if (withNetworkStatus(statuses, reports) === undefined) return;
+    if (withNetworkStatus(statuses, reports) === undefined) return true;
     const current = { ...claim, status: { ...claim.status, devices: statuses } };
     try {
       const ref = refOf(record);
@@ -277,6 +328,7 @@ export class RepairWorker {
       count(result.failed, failureReason(error));
       this.#options.logger.warn({ claimUID: record.claimUID, err: error }, 'could not write the network status into the claim');
     }
+    return false;
   }
 
   async #repairForward(repairable: readonly ClaimRecord[], pod: Pod, result: PassTally): Promise<void> {
@@ -323,6 +375,15 @@ export class RepairWorker {
       this.#options.podLocks.run(record.pod.uid, (podQueued) => work(claimQueued || podQueued)),
     );
   }
+}
+
+/**
+ * What a live verification of a Pod's claims holds for: the Pod's identity and node, the network status
+ * Multus reported on it (which the claims' status must say), and the Pod's records as they were. The Pod's
+ * other changes (its status, its selections) are judged again from the watch on every pass.
+ */
+function verification(records: readonly ClaimRecord[], pod: Pod): string {
+  return JSON.stringify([pod.metadata.uid, pod.spec.nodeName, pod.metadata.annotations?.[NETWORK_STATUS_ANNOTATION] ?? null, records]);
 }
 
 function refOf(record: ClaimRecord): ClaimRef {

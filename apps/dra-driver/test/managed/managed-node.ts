@@ -37,6 +37,8 @@ import { deviceNameOf } from '../../src/discovery/device-name.ts';
 import { createSysfs } from '../../src/discovery/sysfs.ts';
 import { KeyedLocks } from '../../src/kubelet/keyed-locks.ts';
 import { ManagedPreparer } from '../../src/managed/managed-preparer.ts';
+import { NodeBindingsWatch } from '../../src/managed/node-bindings-watch.ts';
+import { NodeWatch } from '../../src/managed/node-watch.ts';
 import { RepairWorker } from '../../src/managed/repair-worker.ts';
 import { MANAGED_RELEASE_VALUES, driverIdentity } from '../driver-identity.ts';
 import { publishEveryVf } from '../driver-node-fixture.ts';
@@ -69,6 +71,8 @@ export interface OpenOptions {
   readonly attributesOf?: (device: string) => Readonly<Record<string, DeviceAttributeValue>> | undefined;
   /** The Pod locks the preparer and repair worker share, for a test to hold one while a call waits for it. */
   readonly podLocks?: KeyedLocks;
+  /** Whether `repairWorker` returns only once the worker's watches have listed (default true). */
+  readonly listed?: boolean;
 }
 
 export const INJECTED_WRITE_FAILURE = 'injected checkpoint write failure';
@@ -116,8 +120,13 @@ export interface ManagedNode {
    * at a time, and no `open` while it runs: two drivers must never share the state.
    */
   restart(): Promise<DriverProcess>;
-  /** The repair worker of a freshly started driver (not started: tests run its passes). */
+  /**
+   * The repair worker of a freshly started driver (not started: tests run its passes), its watches of the
+   * Node, the node's Pods and shadows running; those of the worker made before it are stopped.
+   */
   repairWorker(options?: OpenOptions): Promise<RepairWorker>;
+  /** Every VF's device name, in PCI order; DEVICES are the first eight. */
+  readonly devices: readonly string[];
   /** The kernel driver bound to a VF now, read from sysfs. */
   driverOf(pci: string): string | null;
   /** Binds a VF to a driver, or unbinds it (null), as an administrator or another tool would. */
@@ -136,7 +145,7 @@ export interface ManagedNode {
 
 /**
  * `hardware` replaces the fake sysfs (another link type, VFs on other drivers, drivers loaded for later
- * binds); it must still hold the eight VFs of VFS.
+ * binds, more VFs); its first eight VFs must be those of VFS.
  */
 export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({ pfs: 1, vfsPerPf: VFS.length })): Promise<ManagedNode> {
   const cp = await startControlPlane({ controllerManager: true, audit: true });
@@ -171,7 +180,9 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
   if (!inventory.ok) throw inventory.error;
   const vfs = new Map(inventory.value.virtualFunctions.map((vf) => [deviceNameOf(vf.pciAddress), vf]));
   const discovered = inventory.value.virtualFunctions.map((vf) => vf.pciAddress).sort();
-  if (JSON.stringify(discovered) !== JSON.stringify(VFS)) throw new Error(`the fake sysfs has VFs ${discovered.join(', ')}, not ${VFS.join(', ')}`);
+  if (JSON.stringify(discovered.slice(0, VFS.length)) !== JSON.stringify(VFS))
+    throw new Error(`the fake sysfs has VFs ${discovered.join(', ')}, not ${VFS.join(', ')} first`);
+  const allDevices = discovered.map(deviceNameOf);
   // Laid out as the kubelet's plugins directory is, so `sriov-dra inspect --plugins-dir` finds the checkpoint.
   const pluginsDir = path.join(dir, 'plugins');
   const pluginDir = path.join(pluginsDir, DRIVER_NAME);
@@ -181,8 +192,13 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
   fs.mkdirSync(cdiRoot);
   let running: ChildProcess | undefined;
   let starts = 0;
+  /** The watches of the latest repair worker: one driver's at a time, as on a node. */
+  let watching: { stop(): Promise<void> }[] = [];
+  const stopWatches = async (): Promise<void> => {
+    for (const watch of watching.splice(0)) await watch.stop();
+  };
 
-  const start = async (options: OpenOptions): Promise<{ preparer: ManagedPreparer; repair: RepairWorker }> => {
+  const start = async (options: OpenOptions): Promise<{ preparer: ManagedPreparer; repair: () => Promise<RepairWorker> }> => {
     if (running !== undefined) throw new Error('the driver process is running: stop it before opening its state');
     const client = options.client ?? driver;
     const { failWrite } = options;
@@ -208,16 +224,28 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
     const sourceOf = options.sourceOf ?? (() => 'rail-a');
     const attributesOf = options.attributesOf ?? ((device: string) => ({ [NAD_NAME_ATTRIBUTE]: { string: sourceOf(device) } }));
     const podLocks = options.podLocks ?? new KeyedLocks();
-    const repair = new RepairWorker({
-      store: { client, checkpoint, nodeName: NODE },
-      host: devices,
-      node: options.nodeUID === undefined ? node : { ...node, uid: options.nodeUID },
-      driverName: DRIVER_NAME,
-      claimLocks: new KeyedLocks(),
-      podLocks,
-      intervalMs: 60_000,
-      logger,
-    });
+    const repair = async (): Promise<RepairWorker> => {
+      await stopWatches();
+      const served = options.nodeUID === undefined ? node : { ...node, uid: options.nodeUID };
+      const nodeWatch = new NodeWatch(client, NODE, () => undefined);
+      const watched = new NodeBindingsWatch(client, served, () => undefined);
+      nodeWatch.start();
+      watched.start();
+      watching = [nodeWatch, watched];
+      if (options.listed !== false) await Promise.all([nodeWatch.current(), watched.synced()]);
+      return new RepairWorker({
+        store: { client, checkpoint, nodeName: NODE },
+        host: devices,
+        node: served,
+        driverName: DRIVER_NAME,
+        claimLocks: new KeyedLocks(),
+        podLocks,
+        watchedNode: (signal) => nodeWatch.current(signal),
+        watched,
+        intervalMs: 60_000,
+        logger,
+      });
+    };
     const preparer = new ManagedPreparer({
       client,
       checkpoint,
@@ -229,7 +257,7 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
       eligible: () =>
         Promise.resolve(
           new Map(
-            DEVICES.flatMap((device) => {
+            allDevices.flatMap((device) => {
               const attributes = attributesOf(device);
               return attributes === undefined ? [] : [[device, { attributes }] as const];
             }),
@@ -282,7 +310,8 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
         },
       };
     },
-    repairWorker: async (options = {}) => (await start(options)).repair,
+    repairWorker: async (options = {}) => (await start(options)).repair(),
+    devices: allDevices,
     driverOf,
     setDriver: async (pci, driver) => {
       await new DriverBinder({ sysfsRoot }).restoreDriver(pci, driver);
@@ -335,6 +364,7 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
       };
     },
     stop: async () => {
+      await stopWatches();
       if (running !== undefined) await terminateChild(running);
       await emulator.stop();
       await cp.stop();

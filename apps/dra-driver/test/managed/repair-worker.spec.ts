@@ -72,15 +72,21 @@ const phases = async (): Promise<(string | undefined)[]> =>
   (await host.records()).flatMap((record: ClaimRecord) => record.devices.map((device) => device.managedBinding?.phase));
 
 describe('repair worker', () => {
-  it('reads a healthy node with one Node GET, one shadow LIST and one GET per Pod and per claim, and writes nothing', async () => {
+  it('verifies a healthy node first with one Node GET and one GET per Pod and per claim, then from its watches alone, writing nothing', async () => {
     const { name, refs } = await prepared(2);
     const repair = await host.repairWorker();
-    let pass: RepairPass | undefined;
-    const requests = await host.driverRequests(async () => {
-      pass = await repair.pass();
+    const passes: RepairPass[] = [];
+    const first = await host.driverRequests(async () => {
+      passes.push(await repair.pass());
     });
-    expect(pass === undefined ? undefined : summary(pass)).toEqual({ healthy: 2, repaired: 0, released: 0, stopped: {}, failed: {} });
-    expect(requests).toEqual({ 'get nodes': 1, 'get pods': 1, 'get resourceclaims': 2, 'list network-attachment-definitions': 1 });
+    const second = await host.driverRequests(async () => {
+      passes.push(await repair.pass());
+    });
+    expect(passes.map(summary)).toEqual([
+      { healthy: 2, repaired: 0, released: 0, stopped: {}, failed: {} },
+      { healthy: 2, repaired: 0, released: 0, stopped: {}, failed: {} },
+    ]);
+    expect([first, second]).toEqual([{ 'get nodes': 1, 'get pods': 1, 'get resourceclaims': 2 }, {}]);
     expect((await podSelections(admin, name)).networks).toHaveLength(2);
     await release(refs);
   });
@@ -302,8 +308,8 @@ describe('a pass that cannot start', () => {
   it('is retried with backoff, not a whole period later', async () => {
     const user = 'repair-without-list';
     const rules = (nadVerbs: string[]) => [
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
-      { apiGroups: [''], resources: ['pods'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
       { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: nadVerbs },
     ];
@@ -313,13 +319,13 @@ describe('a pass that cannot start', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
     });
-    // The shadow LIST is refused: the pass cannot start. The period is a minute.
-    const worker = await host.repairWorker({ client: host.cp.clientFor(user) });
+    // The shadow watch cannot list: the pass cannot start. The period is a minute.
+    const worker = await host.repairWorker({ client: host.cp.clientFor(user), listed: false });
     worker.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(worker.passes).toBe(0);
-      await admin.patch(resourceTypes.clusterRole, { name: user }, { rules: rules(['get', 'list']) }, contentTypes.mergePatch);
+      await admin.patch(resourceTypes.clusterRole, { name: user }, { rules: rules(['get', 'list', 'watch']) }, contentTypes.mergePatch);
       // The period is 60 s; the retries back off from half a second.
       await waitFor('a pass to complete', () => Promise.resolve(worker.passes === 1), { timeoutMs: 20_000 });
     } finally {

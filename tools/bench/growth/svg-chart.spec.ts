@@ -50,6 +50,26 @@ describe('renderGrowthChart', () => {
     expect(points.at(-1)?.[0]).toBe(number(circles.at(-1) as XmlElement, 'cx'));
   });
 
+  it('keeps a fitted curve that dips below zero inside its frame', () => {
+    const steps = [504, 1000, 2000, 4000, 8000];
+    const series: CostSeries = {
+      cost: 'LIST time',
+      unit: 'ms',
+      axis: 'live shadows',
+      points: steps.map((x, index) => ({ x, y: [68, 160, 204, 925, 1038][index] ?? 0 })),
+    };
+    const fit = fitGrowth(series.points);
+    expect(fit?.chosen.model).toBe('logarithmic');
+    const chart = parseXml(renderGrowthChart('dip', [{ series, fit }]));
+    const [frame] = descendants(chart).filter((element) => element.name === 'rect' && element.attributes['class'] === 'frame');
+    const [curve] = descendants(chart).filter((element) => element.name === 'polyline');
+    const top = number(frame as XmlElement, 'y');
+    const bottom = top + number(frame as XmlElement, 'height');
+    const ys = (curve?.attributes['points'] ?? '').split(' ').map((pair) => Number(pair.split(',')[1]));
+    expect(Math.max(...ys)).toBeLessThanOrEqual(bottom);
+    expect(Math.min(...ys)).toBeGreaterThanOrEqual(top);
+  });
+
   it('keeps markup in a cost name as text', () => {
     const titles = byClass(svg, 'text', 'title').map(textOf);
     expect(titles).toContain('etcd <db> size & "quota"');

@@ -63,7 +63,7 @@ function renderPanel(panel: ChartPanel, left: number, top: number, width: number
   const ys = [...series.points.map((point) => point.y), ...curveValues];
   // Costs are read against zero: a y axis starting near the data would make 2 % look like 200 %.
   const yTicks = niceTicks(Math.min(0, ...ys), Math.max(...ys, 0) === 0 ? 1 : Math.max(...ys, 0));
-  const yLow = Math.min(...yTicks);
+  const yLow = Math.min(...yTicks, ...ys);
   const yHigh = Math.max(...yTicks, Math.max(...ys));
   const sx = (x: number) => plot.left + (xHigh === xLow ? plot.width / 2 : ((x - xLow) / (xHigh - xLow)) * plot.width);
   const sy = (y: number) => plot.top + plot.height - (yHigh === yLow ? plot.height / 2 : ((y - yLow) / (yHigh - yLow)) * plot.height);

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MANAGED_BY_VALUE, labels } from '@sriov-dra/contract';
+import { nodeShadowSelector } from '@sriov-dra/dra-driver';
 import { KubeClient } from '@sriov-dra/k8s';
 import { createNamespace, installCrds, startControlPlane, writeJsonKubeconfig } from '@sriov-dra/k8s/testing';
 import type { CostSeries } from '../../../tools/bench/growth/growth-report.ts';
@@ -42,11 +42,6 @@ export const DEFAULT_OBJECT_GROWTH: ObjectGrowthOptions = {
   settleMs: 15_000,
   windowMs: 15_000,
 };
-
-/** The selector the driver's orphan listing (listNodeShadows) sends: its managed NADs on one node UID. */
-function nodeShadowSelector(nodeUID: string): string {
-  return `${labels.managedBy}=${MANAGED_BY_VALUE},${labels.nodeUID}=${nodeUID}`;
-}
 
 interface SeriesSpec {
   readonly key: string;

@@ -12,8 +12,8 @@ import type { ShadowObject } from './shadow-verification.ts';
 export class NodeBindingsWatch {
   readonly #pods: Informer<KubeObject>;
   readonly #shadows: Informer<ShadowObject>;
-  /** Each cached Pod decoded once, for as long as the cache holds that version of it. */
-  readonly #decoded = new WeakMap<KubeObject, Pod | undefined>();
+  /** Whether each cached Pod decodes as one, checked once for as long as the cache holds that version of it. */
+  readonly #decodes = new WeakMap<KubeObject, boolean>();
   #running: { readonly stop: AbortController; readonly done: Promise<void> } | undefined;
 
   constructor(client: KubeClient, node: { readonly name: string; readonly uid: string }, onError: (error: unknown, watched: 'pods' | 'shadows') => void) {
@@ -63,11 +63,13 @@ export class NodeBindingsWatch {
   pod(namespace: string, name: string): Pod | undefined {
     const cached = this.#pods.get(`${namespace}/${name}`);
     if (cached === undefined) return undefined;
-    if (!this.#decoded.has(cached)) {
-      const parsed = podSchema.safeParse(cached);
-      this.#decoded.set(cached, parsed.success ? parsed.data : undefined);
+    let decodes = this.#decodes.get(cached);
+    if (decodes === undefined) {
+      decodes = podSchema.safeParse(cached).success;
+      this.#decodes.set(cached, decodes);
     }
-    return this.#decoded.get(cached);
+    // The schema only checks (it neither transforms nor defaults): the cached object itself is the Pod, not a copy of it.
+    return decodes ? (cached as Pod) : undefined;
   }
 
   /** This node's shadows as last seen, in every namespace. */

@@ -9,7 +9,7 @@ import { type KubeClient, type KubeObject, contentTypes, resourceTypes } from '@
 import { createRoleBinding, waitFor } from '@sriov-dra/k8s/testing';
 import type { ClaimRecord } from '../../src/checkpoint/checkpoint-record.ts';
 import { CheckpointStore } from '../../src/checkpoint/checkpoint-store.ts';
-import type { RepairPass } from '../../src/managed/repair-worker.ts';
+import type { RepairPass, RepairWorker } from '../../src/managed/repair-worker.ts';
 import {
   DEVICES,
   DRIVER_USER,
@@ -305,31 +305,54 @@ describe('orphans', () => {
 });
 
 describe('a pass that cannot start', () => {
-  it('is retried with backoff, not a whole period later', async () => {
-    const user = 'repair-without-list';
-    const rules = (nadVerbs: string[]) => [
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+  /** A user with the driver's reads less those `refused` leaves out, as a ClusterRole the test can widen. */
+  async function readerWithout(user: string, refused: { readonly nodes?: readonly string[]; readonly nads?: readonly string[] }) {
+    const rules = (without: typeof refused) => [
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'].filter((verb) => !(without.nodes ?? []).includes(verb)) },
       { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
-      { apiGroups: ['k8s.cni.cncf.io'], resources: ['network-attachment-definitions'], verbs: nadVerbs },
+      {
+        apiGroups: ['k8s.cni.cncf.io'],
+        resources: ['network-attachment-definitions'],
+        verbs: ['get', 'list', 'watch'].filter((verb) => !(without.nads ?? []).includes(verb)),
+      },
     ];
-    await admin.create(resourceTypes.clusterRole, { metadata: { name: user }, rules: rules(['get']) });
+    await admin.create(resourceTypes.clusterRole, { metadata: { name: user }, rules: rules(refused) });
     await createRoleBinding(admin, {
       metadata: { name: user },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: user },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
     });
-    // The shadow watch cannot list: the pass cannot start. The period is a minute.
-    const worker = await host.repairWorker({ client: host.cp.clientFor(user), listed: false });
+    return {
+      client: host.cp.clientFor(user),
+      grantAll: () => admin.patch(resourceTypes.clusterRole, { name: user }, { rules: rules({}) }, contentTypes.mergePatch),
+    };
+  }
+
+  /** Starts `worker` (its period a minute), checks that no pass completes while `reader` is refused, then grants all and waits for one. */
+  async function completesOnceGranted(worker: RepairWorker, reader: { grantAll: () => Promise<unknown> }): Promise<void> {
     worker.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(worker.passes).toBe(0);
-      await admin.patch(resourceTypes.clusterRole, { name: user }, { rules: rules(['get', 'list', 'watch']) }, contentTypes.mergePatch);
-      // The period is 60 s; the retries back off from half a second.
+      await reader.grantAll();
       await waitFor('a pass to complete', () => Promise.resolve(worker.passes === 1), { timeoutMs: 20_000 });
     } finally {
       await worker.stop();
     }
+  }
+
+  it('is retried with backoff, not a whole period later', async () => {
+    const { refs } = await prepared();
+    // The live Node read a checkpointed claim needs is refused: the pass rejects, and is retried from half a second.
+    const reader = await readerWithout('repair-without-node-get', { nodes: ['get'] });
+    await completesOnceGranted(await host.repairWorker({ client: reader.client }), reader);
+    await release(refs);
+  });
+
+  it('waits for its watches to list, which retry with backoff', async () => {
+    // The shadow watch cannot list: no pass can start until it has.
+    const reader = await readerWithout('repair-without-list', { nads: ['list', 'watch'] });
+    await completesOnceGranted(await host.repairWorker({ client: reader.client, listed: false }), reader);
   });
 });

@@ -133,9 +133,12 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
     },
   });
   const running = new AbortController();
-  const informers = runSharedPodNetworkInformers(shared, running.signal).catch((error: unknown) => {
-    logger.error({ err: error }, 'shared informers stopped');
-  });
+  // As upstream, a daemon whose own configuration leaves ADDs on the informers caches the NADs from its start.
+  const informers = runSharedPodNetworkInformers(shared, running.signal, config.liveNetworkConfigOnAdd ? 'on-first-read' : 'with-daemon').catch(
+    (error: unknown) => {
+      logger.error({ err: error }, 'shared informers stopped');
+    },
+  );
   let server: DaemonServer | undefined;
   let health: HealthServer | undefined;
   let entryConfig: EntryConfigWriter | undefined;
@@ -156,9 +159,10 @@ export async function startDaemon(flags: DaemonFlags, options: DaemonOptions): P
         host: '0.0.0.0',
         registry: metrics.registry,
         readiness: [
-          // Live ADDs do not need the informers; informer-mode ADDs and upstream parity do.
+          // Live ADDs do not need the informers; informer-mode ADDs and upstream parity do. The NAD informer
+          // counts once started: a daemon reading live starts it only for a request that reads it.
           { name: 'Pod informer synced', ready: () => shared.pods.hasSynced() },
-          { name: 'NAD informer synced', ready: () => shared.networkAttachmentDefinitions.hasSynced() },
+          { name: 'NAD informer synced', ready: () => !shared.watchingNetworkAttachmentDefinitions() || shared.networkAttachmentDefinitions.hasSynced() },
         ],
       });
     }

@@ -42,18 +42,26 @@ export function informerReader(shared: SharedPodNetworkInformers, wait: Informer
         throw podReadFailure('informer', namespace, name, error, `the live GET after ${wait.windowMs} ms without the Pod in the cache`);
       }
     },
-    readNetworkAttachmentDefinition(namespace, name) {
-      // Settled from the cache alone: a miss is final, never a reason to ask the API server.
-      return Promise.resolve().then(() => {
-        const cached = shared.networkAttachmentDefinitions.get(`${namespace}/${name}`);
-        if (cached === undefined) throw nadNotFound('informer', namespace, name);
-        return validated(
-          networkAttachmentDefinitionSchema,
-          cached,
-          `NetworkAttachmentDefinition ${namespace}/${name}`,
+    async readNetworkAttachmentDefinition(namespace, name, signal) {
+      const subject = `NetworkAttachmentDefinition ${namespace}/${name}`;
+      // A daemon that reads live by its own configuration watches NADs only from the first request that
+      // does not; that request waits for the first listing rather than take an empty cache for a miss.
+      shared.watchNetworkAttachmentDefinitions();
+      try {
+        await shared.networkAttachmentDefinitions.waitForSync(signal);
+      } catch (error) {
+        throw new PodNetworkReadError(
           'NetworkAttachmentDefinitionReadFailed',
+          'informer',
+          subject,
+          'the request was cancelled while the NAD cache made its first listing',
+          error,
         );
-      });
+      }
+      // Settled from the cache alone: a miss is final, never a reason to ask the API server.
+      const cached = shared.networkAttachmentDefinitions.get(`${namespace}/${name}`);
+      if (cached === undefined) throw nadNotFound('informer', namespace, name);
+      return validated(networkAttachmentDefinitionSchema, cached, subject, 'NetworkAttachmentDefinitionReadFailed');
     },
   };
 }

@@ -202,6 +202,26 @@ describe('the informer reader', () => {
     }
   }, 90_000);
 
+  it('in a daemon reading live by its configuration, lists NADs only at the first informer read, which waits for that listing', async () => {
+    await createNad('on-demand');
+    const client = new RecordingClient(cp.adminClient.config);
+    const shared = createSharedPodNetworkInformers(client, NODE);
+    const controller = new AbortController();
+    const running = runSharedPodNetworkInformers(shared, controller.signal, 'on-first-read');
+    const nadListings = (): string[] => client.sent.filter((line) => line.startsWith('GET /apis/k8s.cni.cncf.io/v1/network-attachment-definitions'));
+    try {
+      await shared.pods.waitForSync();
+      expect({ watching: shared.watchingNetworkAttachmentDefinitions(), listings: nadListings() }).toEqual({ watching: false, listings: [] });
+      // Read at once: an empty, never-listed cache would answer "cannot find".
+      const nad = await informerReader(shared).readNetworkAttachmentDefinition(NS, 'on-demand', AbortSignal.timeout(30_000));
+      expect(nad.metadata.name).toBe('on-demand');
+      expect({ watching: shared.watchingNetworkAttachmentDefinitions(), listings: nadListings().length }).toEqual({ watching: true, listings: 1 });
+    } finally {
+      controller.abort();
+      await running;
+    }
+  }, 60_000);
+
   it('reads a Pod the cache never gets with one live GET after its window', async () => {
     // On another node: outside the field selector, so never in this node's cache.
     await createPod('elsewhere', 'node-other');

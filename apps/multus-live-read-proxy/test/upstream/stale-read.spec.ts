@@ -260,6 +260,20 @@ describe('a Pod bound after the daemon cached it, ADDed at once (§17.3)', () =>
     }
   }, 120_000);
 
+  it('only the daemon reading its informers lists and watches every NAD; the one reading live holds none of the cluster’s', async () => {
+    const requests = await audit.requests();
+    const streamsOf = (user: string): string[] =>
+      [
+        ...new Set(
+          requests
+            .filter((event) => event.user.username === user && event.objectRef?.resource === 'network-attachment-definitions')
+            .filter((event) => event.objectRef?.namespace === undefined && (event.verb === 'list' || event.verb === 'watch'))
+            .map((event) => event.verb),
+        ),
+      ].sort();
+    expect({ informer: streamsOf('multus-informer'), live: streamsOf('multus-live') }).toEqual({ informer: ['list', 'watch'], live: [] });
+  });
+
   it('no daemon of ours ever asked for a ResourceClaim or a ResourceSlice', async () => {
     const requests = await audit.requests();
     const ourRequests = requests.filter((event) => event.userAgent === OUR_USER_AGENT);

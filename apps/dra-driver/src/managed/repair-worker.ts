@@ -108,6 +108,8 @@ export class RepairWorker {
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
+  /** Aborted by stop(), so a pass still waiting for its watches to list does not hold up the driver's exit. */
+  readonly #stopping = new AbortController();
   #passes = 0;
   /** Consecutive passes that could not start. */
   #failedPasses = 0;
@@ -140,6 +142,7 @@ export class RepairWorker {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopping.abort();
     clearTimeout(this.#timer);
     await this.#running;
   }
@@ -155,7 +158,8 @@ export class RepairWorker {
         this.#failedPasses = 0;
       } catch (error) {
         this.#failedPasses += 1;
-        this.#options.logger.warn({ err: error, attempt: this.#failedPasses }, 'repair pass failed; retrying with backoff');
+        // A pass cut short by stop() is no failure to report.
+        if (!this.#stopped) this.#options.logger.warn({ err: error, attempt: this.#failedPasses }, 'repair pass failed; retrying with backoff');
       }
       this.#options.onPass?.(result, (performance.now() - started) / 1000);
       if (!this.#triggeredMeanwhile()) break;
@@ -184,7 +188,7 @@ export class RepairWorker {
    */
   async pass(): Promise<RepairPass> {
     const { store, node, watched } = this.#options;
-    const syncing = AbortSignal.timeout(this.#options.intervalMs);
+    const syncing = AbortSignal.any([AbortSignal.timeout(this.#options.intervalMs), this.#stopping.signal]);
     await watched.synced(syncing);
     const watchedNode = await this.#options.watchedNode(syncing);
     const records = store.checkpoint.claims();

@@ -350,6 +350,16 @@ describe('a pass that cannot start', () => {
     await release(refs);
   });
 
+  it('does not hold up stopping while it waits for its watches', async () => {
+    const reader = await readerWithout('repair-stopped-unlisted', { nads: ['list', 'watch'] });
+    const worker = await host.repairWorker({ client: reader.client, listed: false });
+    worker.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The wait is bounded by the period, a minute: twice what this test may take.
+    await worker.stop();
+    expect(worker.passes).toBe(0);
+  }, 30_000);
+
   it('waits for its watches to list, which retry with backoff', async () => {
     // The shadow watch cannot list: no pass can start until it has.
     const reader = await readerWithout('repair-without-list', { nads: ['list', 'watch'] });

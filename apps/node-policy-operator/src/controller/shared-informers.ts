@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { MANAGED_BY_VALUE, labels } from '@sriov-dra/contract';
 import { Informer, type InformerHandlers, type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 
@@ -31,7 +32,7 @@ class FanOutInformer<T extends KubeObject> implements SharedInformer<T> {
   readonly informer: Informer<T>;
   private readonly subscribers: InformerHandlers<T>[] = [];
 
-  constructor(client: KubeClient, type: ResourceType, options: { namespace?: string; resyncMs: number }, logger: Logger) {
+  constructor(client: KubeClient, type: ResourceType, options: { namespace?: string; labelSelector?: string; resyncMs: number }, logger: Logger) {
     this.informer = new Informer<T>(
       client,
       type,
@@ -74,7 +75,7 @@ class FanOutInformer<T extends KubeObject> implements SharedInformer<T> {
 
 /**
  * The informers both controllers wake from and the node-policy controller reconciles from. Shared, because
- * NADs (every Pod's shadow included) and SriovNetworks were otherwise cached once per controller. Each one's
+ * NADs and SriovNetworks were otherwise cached once per controller. Each one's
  * periodic resync replays its store to every subscriber: missed-event recovery for all of them at once.
  */
 export function createOperatorInformers(
@@ -85,7 +86,14 @@ export function createOperatorInformers(
   const resyncMs = options.resyncMs ?? 5 * 60_000;
   const namespaced = { namespace: options.operatorNamespace };
   const sriovNetworks = new FanOutInformer<KubeObject & SriovNetwork>(client, resourceTypes.sriovNetwork, { resyncMs }, logger);
-  const nads = new FanOutInformer<KubeObject>(client, resourceTypes.networkAttachmentDefinition, { resyncMs: 0 }, logger);
+  // Every NAD the operator reads is a source network's; the driver's Pod shadows, one per attached VF of every
+  // Pod, are filtered out by the API server, so the cache and its watch traffic grow with networks, not Pods.
+  const nads = new FanOutInformer<KubeObject>(
+    client,
+    resourceTypes.networkAttachmentDefinition,
+    { labelSelector: `${labels.managedBy}!=${MANAGED_BY_VALUE}`, resyncMs: 0 },
+    logger,
+  );
   const namespaces = new FanOutInformer<KubeObject>(client, resourceTypes.namespace, { resyncMs: 0 }, logger);
   const policies = new FanOutInformer<KubeObject>(client, resourceTypes.sriovNetworkNodePolicy, { ...namespaced, resyncMs }, logger);
   const nodes = new FanOutInformer<KubeObject>(client, resourceTypes.node, { resyncMs: 0 }, logger);

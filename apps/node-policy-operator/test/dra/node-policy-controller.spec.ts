@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as delay } from 'node:timers/promises';
 import pino from 'pino';
+import { MANAGED_BY_VALUE, labels as keys } from '@sriov-dra/contract';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
-import { createOperatorInformers } from '../../src/controller/shared-informers.ts';
+import { type OperatorInformers, createOperatorInformers } from '../../src/controller/shared-informers.ts';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type NodePolicyController, startNodePolicyController } from '../../src/dra/node-policy-controller.ts';
 import type { NodePolicyReconcileSummary } from '../../src/dra/node-policy-reconciler.ts';
@@ -30,6 +31,7 @@ let controller: NodePolicyController;
 let reconciliations = 0;
 let lastSummary: NodePolicyReconcileSummary | undefined;
 let nodeStateUpdates = 0;
+let informers: OperatorInformers;
 const common = { operatorNamespace: OPERATOR_NS, resourcePrefix: 'openshift.io' };
 
 beforeAll(async () => {
@@ -42,7 +44,7 @@ beforeAll(async () => {
   ]);
   const logger = pino({ level: 'silent' });
   const controllerClient = cp.clientFor(CONTROLLER_USER, ['system:masters']);
-  const informers = createOperatorInformers(controllerClient, logger, { operatorNamespace: OPERATOR_NS });
+  informers = createOperatorInformers(controllerClient, logger, { operatorNamespace: OPERATOR_NS });
   informers.nodeStates.subscribe({
     onUpdate: () => {
       nodeStateUpdates += 1;
@@ -155,6 +157,23 @@ describe('node-policy controller, running', () => {
     // Long against a loopback watch, which delivers in milliseconds: a woken reconciler would have run.
     await delay(1_500);
     expect(reconciliations).toBe(before);
+  }, 30_000);
+
+  it('caches source NADs, never the driver’s Pod shadows: the API server filters them out of its list and watch', async () => {
+    const nad = (name: string, labels: Record<string, string>) => ({
+      apiVersion: 'k8s.cni.cncf.io/v1',
+      kind: 'NetworkAttachmentDefinition',
+      metadata: { name, namespace: 'ai-workloads', labels },
+      spec: { config: `{"cniVersion":"1.0.0","name":"${name}","type":"sriov"}` },
+    });
+    await client.create(resourceTypes.networkAttachmentDefinition, nad('dra-sriov-never-cached', { [keys.managedBy]: MANAGED_BY_VALUE }), {
+      namespace: 'ai-workloads',
+    });
+    await client.create(resourceTypes.networkAttachmentDefinition, nad('rail-c-source', {}), { namespace: 'ai-workloads' });
+    // One watch delivers in resourceVersion order: once the later NAD is cached, the shadow was filtered out.
+    await waitFor('the source NAD cached', () => Promise.resolve(informers.nads.get('ai-workloads/rail-c-source') !== undefined), { timeoutMs: 15_000 });
+    expect(informers.nads.get('ai-workloads/dra-sriov-never-cached')).toBeUndefined();
+    expect(informers.nads.list().filter((cached) => cached.metadata.labels?.[keys.managedBy] === MANAGED_BY_VALUE)).toEqual([]);
   }, 30_000);
 
   it('a node state’s sync status alone costs neither a reconciliation nor a request; its inventory wakes it', async () => {

@@ -45,6 +45,11 @@ export interface ComponentOptions {
   readonly instance?: string;
   /** False for a workload that mounts no API token (the webhook): no credentials are issued. */
   readonly credentials?: boolean;
+  /**
+   * Variables set over the container's environment, for what one machine cannot give several simulated
+   * nodes as real ones have it: their host-network Pods share this machine's ports, so each needs its own.
+   */
+  readonly environmentOverrides?: Readonly<Record<string, string>>;
   /** Whether the component is ready (its probe); polled after each start. */
   readonly ready: () => Promise<boolean>;
 }
@@ -92,7 +97,7 @@ export class ComponentProcess {
     const pod = await controllerPod(options.cluster.admin, options.workload, options.nodeName);
     const namespace = pod.metadata.namespace ?? '';
     const fields = { 'spec.nodeName': options.nodeName, 'metadata.namespace': namespace, 'metadata.name': pod.metadata.name };
-    component.#env = containerEnvironment(component.#pod, component.#container, fields, options.volumeContent);
+    component.#env = { ...containerEnvironment(component.#pod, component.#container, fields, options.volumeContent), ...options.environmentOverrides };
     if (options.credentials !== false) {
       const account = { namespace, name: component.#pod.serviceAccountName };
       const token = await serviceAccountToken(options.cluster.admin, account, { boundTo: { name: pod.metadata.name, uid: pod.metadata.uid } });

@@ -84,6 +84,12 @@ export function startSimulatedNode(options: {
   readonly whereaboutsKubeconfig: string;
   readonly primaryBridge: string;
   /**
+   * The rails' PF netdev names, RAIL_PFS' by default. Each VF's netdev is a real link in this network
+   * namespace named after its PF's (`<pf>v<index>`), so nodes simulated side by side need PF names of
+   * their own; policies then select the PFs by PCI address, which every simulated node shares.
+   */
+  readonly pfNetdevs?: readonly [string, string];
+  /**
    * A real node's runtime: the plugins are copied rather than linked (a containerized Multus daemon finds
    * them in its own view of the directory), Pods get a default route through the bridge (to reach the
    * API server's Service address), and their network namespaces are where containerd mounts them.
@@ -116,7 +122,7 @@ export function startSimulatedNode(options: {
       pcieRoot: pf.pcieRoot,
       bus: pf.bus,
       numaNode: index,
-      netdev: pf.netdev,
+      netdev: options.pfNetdevs?.[index] ?? pf.netdev,
       vfs: Array.from({ length: VFS_PER_PF }, () => ({})),
     })),
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { AICC_TOLERANCE, evaluateFit, fitGrowth, fitQuality, formulaOf, type GrowthFit, type GrowthModel } from './growth-fit.ts';
+import { criticalF, evaluateFit, fitGrowth, fitQuality, formulaOf, type GrowthFit, type GrowthModel } from './growth-fit.ts';
 import type { Point } from './growth-point.ts';
 import { normalDraws } from './measurement-noise.ts';
 
@@ -38,13 +38,33 @@ describe('fitGrowth', () => {
     expect(growth.chosen.coefficients[1]).toBeLessThan(3.15);
   });
 
-  it('keeps the constant where a line fits the noise slightly better, by less than the tolerance', () => {
-    const growth = fitted(measured(STEPS, () => 120, 0.02, 180));
+  it('keeps the constant where a line fits the noise better, but not significantly', () => {
+    // Seed 179: the line's F statistic is 7.2, below F(1, 3) = 10.1 at 5 %.
+    const growth = fitted(measured(STEPS, () => 120, 0.02, 179));
     const constant = fitOf(growth, 'constant');
     const linear = fitOf(growth, 'linear');
-    expect(linear.aicc).toBeLessThan(constant.aicc);
-    expect(constant.aicc - linear.aicc).toBeLessThan(AICC_TOLERANCE);
+    expect(linear.rss).toBeLessThan(constant.rss);
+    expect((constant.rss - linear.rss) / (linear.rss / (STEPS.length - 2))).toBeLessThan(criticalF(STEPS.length - 2));
     expect(growth.chosen.model).toBe('constant');
+  });
+
+  // A fleet benchmark has four steps (1, 5, 10, 25 nodes): a per-node cost must be told from a cluster-wide one there.
+  const NODES = [1, 5, 10, 25];
+
+  it.each([1, 2, 3, 4, 5])('calls a cost growing by a quarter per node, 10 %% noise, linear at four steps (seed %i)', (seed) => {
+    const growth = fitted(measured(NODES, (x) => 1.5 + 0.25 * x, 0.1, seed));
+    expect(growth.chosen.model).toBe('linear');
+  });
+
+  it.each([1, 2, 3, 4, 5])('calls a flat cost with 30 %% noise constant at four steps (seed %i)', (seed) => {
+    expect(fitted(measured(NODES, () => 0.05, 0.3, seed)).chosen.model).toBe('constant');
+  });
+
+  it('needs F(1, d) at 5 %: 161.5 at one degree of freedom, 18.5 at two, 3.84 in the limit', () => {
+    expect(criticalF(1)).toBeCloseTo(161.44, 1);
+    expect(criticalF(2)).toBeCloseTo(18.51, 1);
+    expect(criticalF(35)).toBeCloseTo(2.042 ** 2, 6);
+    expect(criticalF(10_000)).toBeCloseTo(1.98 ** 2, 6);
   });
 
   it('finds linear growth on top of a large fixed cost (a process that starts at 100 MB)', () => {

@@ -1,5 +1,5 @@
 // Which growth law a measured cost follows: least-squares fits of the usual complexity classes, and the
-// simplest one that explains the measurements about as well as the best. Pure: numbers in, fits out.
+// simplest one that no richer law beats significantly. Pure: numbers in, fits out.
 import type { Point } from './growth-point.ts';
 
 /** The growth laws tried, simplest first: the order in which a tie is broken. */
@@ -23,22 +23,36 @@ const TERM_NAMES: Readonly<Record<GrowthModel, readonly string[]>> = {
   quadratic: ['', 'x', 'x²'],
 };
 
-/**
- * How much worse than the best fit the chosen, simpler fit may be, in AICc (Akaike's information criterion
- * with the small-sample correction): within 2 of the minimum a model has substantial support (Burnham &
- * Anderson). With the five to six steps a growth benchmark takes, the correction charges a third
- * coefficient heavily, so noise alone seldom buys the quadratic.
- */
-export const AICC_TOLERANCE = 2;
-
 /** Enough to weigh a constant against a one-term growth. */
 export const MINIMUM_POINTS = 4;
 
+/**
+ * Student's t at 0.975 and 0.995 (two-sided 5 % and 1 %) by degrees of freedom 1–10, 12, 15, 20, 30, 40, 60, 120
+ * and ∞: F(1, d) at that level is its square. A table, because a benchmark's few steps need only these.
+ */
+// prettier-ignore
+const T_QUANTILES: readonly (readonly [dof: number, fivePercent: number, onePercent: number])[] = [
+  [1, 12.706, 63.657], [2, 4.303, 9.925], [3, 3.182, 5.841], [4, 2.776, 4.604], [5, 2.571, 4.032], [6, 2.447, 3.707],
+  [7, 2.365, 3.499], [8, 2.306, 3.355], [9, 2.262, 3.25], [10, 2.228, 3.169], [12, 2.179, 3.055], [15, 2.131, 2.947],
+  [20, 2.086, 2.845], [30, 2.042, 2.75], [40, 2.021, 2.704], [60, 2.0, 2.66], [120, 1.98, 2.617],
+  [Number.POSITIVE_INFINITY, 1.96, 2.576],
+];
+
+/** F(1, d) at 5 % or 1 %: from the largest tabulated d at or below the given one, so never less strict. */
+export function criticalF(degreesOfFreedom: number, level: 0.05 | 0.01 = 0.05): number {
+  let t = Number.POSITIVE_INFINITY;
+  for (const [dof, five, one] of T_QUANTILES) if (dof <= degreesOfFreedom) t = level === 0.05 ? five : one;
+  return t * t;
+}
+
 export const SELECTION_RULE =
-  `Each model (k coefficients) is fitted by least squares to the n points and scored by AICc = n·ln(RSS/n) + 2k + ` +
-  `2k(k+1)/(n−k−1). The growth reported is the simplest model (constant, logarithmic, linear, n·log n, quadratic, in ` +
-  `that order) whose AICc is within ${String(AICC_TOLERANCE)} of the smallest: its fit is not materially worse. A model ` +
-  `needs at least k+2 points, a report at least 4; logarithmic and n·log n need every x > 0.`;
+  `Each model is fitted by least squares. A one-term growth (logarithmic, linear, n·log n) counts only when it ` +
+  `explains the measurements significantly better than the constant (F-test at 5 %: (RSS₀ − RSS₁) / (RSS₁ / ` +
+  `(n − 2)) > F(1, n − 2)). Of those, the linear is reported unless adding the logarithmic or n·log n term to the ` +
+  `line is significant in the same way (F(1, n − 3)), and the quadratic replaces a growth when it is better than ` +
+  `the line at 1 % (F(1, n − 3)). "constant" therefore means no growth was significant at these points; its scatter is ` +
+  `shown. A model needs at least k+2 points (k coefficients), a report at least 4; logarithmic and n·log n need ` +
+  `every x > 0.`;
 
 export interface ModelFit {
   readonly model: GrowthModel;
@@ -48,8 +62,8 @@ export interface ModelFit {
   readonly r2: number;
   /** √(RSS / (n − k)). */
   readonly residualStandardError: number;
-  /** The score SELECTION_RULE compares; lower is better. */
-  readonly aicc: number;
+  /** The residual sum of squares SELECTION_RULE compares, floored where rounding leaves an exact fit a trace. */
+  readonly rss: number;
 }
 
 export interface GrowthFit {
@@ -131,7 +145,7 @@ function fitModel(model: GrowthModel, points: readonly Point[]): ModelFit | unde
   // measurement by a billionth of the largest is zero.
   const scale = Math.max(...y.map(Math.abs));
   const coefficients = solved.map((value, j) => (Math.max(...(columns[j] ?? []).map((term) => Math.abs(value * term))) < 1e-9 * scale ? 0 : value));
-  const curve = { model, coefficients, r2: 0, residualStandardError: 0, aicc: 0 };
+  const curve = { model, coefficients, r2: 0, residualStandardError: 0, rss: 0 };
   const mean = y.reduce((sum, value) => sum + value, 0) / n;
   const rss = points.reduce((sum, point) => sum + (point.y - evaluateFit(curve, point.x)) ** 2, 0);
   const tss = y.reduce((sum, value) => sum + (value - mean) ** 2, 0);
@@ -141,15 +155,67 @@ function fitModel(model: GrowthModel, points: readonly Point[]): ModelFit | unde
     ...curve,
     r2: tss === 0 ? 1 : 1 - rss / tss,
     residualStandardError: Math.sqrt(rss / (n - k)),
-    aicc: n * Math.log(Math.max(floor, rss) / n) + 2 * k + (2 * k * (k + 1)) / (n - k - 1),
+    rss: Math.max(floor, rss),
   };
+}
+
+/** Whether `richer` (one coefficient more than `simpler`, fitted to the same n points) is significantly better. */
+function significantlyBetter(
+  simpler: { readonly rss: number },
+  richer: { readonly rss: number },
+  n: number,
+  richerCoefficients: number,
+  level: 0.05 | 0.01 = 0.05,
+): boolean {
+  const dof = n - richerCoefficients;
+  return dof > 0 && (simpler.rss - richer.rss) / (richer.rss / dof) > criticalF(dof, level);
+}
+
+/** The residual of y = a + b·x + c·term(x): how much `model`'s term adds to a line, nested so it can be tested. */
+function lineWith(model: 'logarithmic' | 'n log n', points: readonly Point[]): { readonly rss: number } | undefined {
+  const terms = [...TERMS.linear, ...TERMS[model].slice(1)];
+  const y = points.map((point) => point.y);
+  const solved = leastSquares(
+    terms.map((term) => points.map((point) => term(point.x))),
+    y,
+  );
+  if (solved === undefined) return undefined;
+  const scale = Math.max(...y.map(Math.abs));
+  const rss = points.reduce((sum, point) => sum + (point.y - terms.reduce((value, term, index) => value + (solved[index] ?? 0) * term(point.x), 0)) ** 2, 0);
+  return { rss: Math.max(Number.MIN_VALUE, points.length * (1e-9 * scale) ** 2, rss) };
 }
 
 /** Fits every model and picks the growth by SELECTION_RULE; undefined with fewer than four points. */
 export function fitGrowth(points: readonly Point[]): GrowthFit | undefined {
   if (points.length < MINIMUM_POINTS) return undefined;
   const fits = GROWTH_MODELS.map((model) => fitModel(model, points)).filter((fit) => fit !== undefined);
-  const best = Math.min(...fits.map((fit) => fit.aicc));
-  const chosen = fits.find((fit) => fit.aicc <= best + AICC_TOLERANCE);
-  return chosen === undefined ? undefined : { chosen, fits };
+  const of = (model: GrowthModel): ModelFit | undefined => fits.find((fit) => fit.model === model);
+  const constant = of('constant');
+  if (constant === undefined) return undefined;
+  const n = points.length;
+  const growths = (['logarithmic', 'linear', 'n log n'] as const)
+    .map(of)
+    .filter((fit): fit is ModelFit => fit !== undefined && significantlyBetter(constant, fit, n, 2));
+  if (growths.length === 0) return { chosen: constant, fits };
+  const linear = growths.find((fit) => fit.model === 'linear');
+  let chosen: ModelFit;
+  if (linear === undefined) {
+    chosen = growths.reduce((best, fit) => (fit.rss < best.rss ? fit : best));
+  } else {
+    // A line unless a curved law's term adds significantly to it.
+    const curved = growths.filter((fit) => {
+      if (fit.model !== 'logarithmic' && fit.model !== 'n log n') return false;
+      const nested = lineWith(fit.model, points);
+      return nested !== undefined && significantlyBetter(linear, nested, n, 3);
+    });
+    chosen = curved.reduce((best, fit) => (fit.rss < best.rss ? fit : best), linear);
+  }
+  const quadratic = of('quadratic');
+  const line = of('linear');
+  if (quadratic !== undefined && line !== undefined && quadratic.rss < chosen.rss && significantlyBetter(line, quadratic, n, 3, 0.01)) {
+    // At 1 %: a cost measured with noise proportional to it makes a line's last steps scatter the most, which
+    // a curvature fits by chance more often than the 5 % that decides growth at all.
+    chosen = quadratic;
+  }
+  return { chosen, fits };
 }

@@ -60,6 +60,12 @@ describe('fitGrowth', () => {
     expect(fitted(measured(NODES, () => 0.05, 0.3, seed)).chosen.model).toBe('constant');
   });
 
+  it('calls a cost that moves by less than 1 % over the range constant, however exactly measured', () => {
+    // 19.52 KiB gaining a few bytes as resourceVersions gain digits: significant, not material.
+    expect(fitted(STEPS.map((x) => ({ x, y: 19.52 + 0.0005 * Math.log(x) }))).chosen.model).toBe('constant');
+    expect(fitted(STEPS.map((x) => ({ x, y: 19.52 + 0.5 * Math.log(x) }))).chosen.model).toBe('logarithmic');
+  });
+
   it('needs F(1, d) at 5 %: 161.5 at one degree of freedom, 18.5 at two, 3.84 in the limit', () => {
     expect(criticalF(1)).toBeCloseTo(161.44, 1);
     expect(criticalF(2)).toBeCloseTo(18.51, 1);

@@ -26,6 +26,9 @@ const TERM_NAMES: Readonly<Record<GrowthModel, readonly string[]>> = {
 /** Enough to weigh a constant against a one-term growth. */
 export const MINIMUM_POINTS = 4;
 
+/** The least change over the measured range, relative to the cost's level, that counts as growth. */
+export const MATERIAL_CHANGE = 0.01;
+
 /**
  * Student's t at 0.975 and 0.995 (two-sided 5 % and 1 %) by degrees of freedom 1–10, 12, 15, 20, 30, 40, 60, 120
  * and ∞: F(1, d) at that level is its square. A table, because a benchmark's few steps need only these.
@@ -48,7 +51,8 @@ export function criticalF(degreesOfFreedom: number, level: 0.05 | 0.01 = 0.05): 
 export const SELECTION_RULE =
   `Each model is fitted by least squares. A one-term growth (logarithmic, linear, n·log n) counts only when it ` +
   `explains the measurements significantly better than the constant (F-test at 5 %: (RSS₀ − RSS₁) / (RSS₁ / ` +
-  `(n − 2)) > F(1, n − 2)). Of those, the linear is reported unless adding the logarithmic or n·log n term to the ` +
+  `(n − 2)) > F(1, n − 2)) and its fitted curve changes by at least ${String(100 * MATERIAL_CHANGE)} % of the ` +
+  `cost's mean over the measured range. Of those, the linear is reported unless adding the logarithmic or n·log n term to the ` +
   `line is significant in the same way (F(1, n − 3)), and the quadratic replaces a growth when it is better than ` +
   `the line at 1 % (F(1, n − 3)). "constant" therefore means no growth was significant at these points; its scatter is ` +
   `shown. A model needs at least k+2 points (k coefficients), a report at least 4; logarithmic and n·log n need ` +
@@ -193,9 +197,15 @@ export function fitGrowth(points: readonly Point[]): GrowthFit | undefined {
   const constant = of('constant');
   if (constant === undefined) return undefined;
   const n = points.length;
+  const xs = points.map((point) => point.x);
+  const [low, high] = [Math.min(...xs), Math.max(...xs)];
+  // Exact figures make the tiniest real trend significant (a resourceVersion gaining a digit adds bytes):
+  // a growth must also move the cost by 1 % of its level over the measured range.
+  const material = (fit: ModelFit): boolean =>
+    Math.abs(evaluateFit(fit, high) - evaluateFit(fit, low)) >= MATERIAL_CHANGE * Math.abs(constant.coefficients[0] ?? 0);
   const growths = (['logarithmic', 'linear', 'n log n'] as const)
     .map(of)
-    .filter((fit): fit is ModelFit => fit !== undefined && significantlyBetter(constant, fit, n, 2));
+    .filter((fit): fit is ModelFit => fit !== undefined && significantlyBetter(constant, fit, n, 2) && material(fit));
   if (growths.length === 0) return { chosen: constant, fits };
   const linear = growths.find((fit) => fit.model === 'linear');
   let chosen: ModelFit;

@@ -369,7 +369,9 @@ describe('driver RBAC (§12.3) from the chart, with a real ServiceAccount token'
   });
 
   it.each([
-    ['list Pods', () => driver.list(resourceTypes.pod, { namespace: 'ai-workloads' })],
+    // Listing and watching Pods is granted: the repair worker watches its node's (spec.nodeName field
+    // selector), which RBAC cannot narrow further. Deleting them all at once is not.
+    ['delete every Pod of a namespace', () => driver.request({ method: 'DELETE', path: '/api/v1/namespaces/ai-workloads/pods' })],
     ['delete a Pod', () => driver.delete(resourceTypes.pod, { namespace: 'ai-workloads', name: 'rbac-consumer' })],
     [
       'create a Pod',

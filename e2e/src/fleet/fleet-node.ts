@@ -3,16 +3,16 @@
 // network namespace never share a link), its SriovNetworkNodeState, its own Multus daemon and driver
 // started from the fleet's DaemonSets with tokens bound to their own Pods on this node, and a kubelet
 // simulator that runs the node's workload Pods through both.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DRIVER_NAME } from '@sriov-dra/contract';
-import { containerEnvironment, createReadyNode, freePort, multusBinaries, waitFor } from '@sriov-dra/k8s/testing';
+import { createReadyNode, freePort, waitFor } from '@sriov-dra/k8s/testing';
 import { reportNodeState } from '../scenarios/operator-rails.ts';
 import type { ChartRelease } from '../stack/chart-release.ts';
 import { type Cluster, createAgent } from '../stack/cluster.ts';
 import { ComponentProcess } from '../stack/component-process.ts';
 import { KubeletSimulator } from '../stack/kubelet-simulator.ts';
+import { setUpMultusPod } from '../stack/multus-pod-setup.ts';
 import { type SimulatedNode, startSimulatedNode } from '../stack/simulated-node.ts';
 import { FLEET_LABEL, nodePath, nodeVolumeContent, writeNodeConfigMap } from './fleet-release.ts';
 
@@ -101,17 +101,7 @@ export async function startFleetNode(context: FleetContext, index: number): Prom
       logDir,
       ready: async () => (await httpReady(ports.daemonMetrics)) && fs.existsSync(entryConfig),
     });
-    // As the stack does: delegates chroot into the hostroot volume's path on this machine, `/`.
-    const daemonConfig = path.join(configDir, 'daemon-config.json');
-    const { chrootDir, ...rest } = JSON.parse(fs.readFileSync(daemonConfig, 'utf8')) as { chrootDir?: string };
-    if (chrootDir !== undefined) fs.writeFileSync(daemonConfig, JSON.stringify({ ...rest, chrootDir: daemon.pathOnThisMachine(chrootDir) }, null, 2));
-    const [init] = daemon.podSpec.initContainers ?? [];
-    const [shell, ...args] = init?.command ?? [];
-    if (init === undefined || shell === undefined) throw new Error('the Multus DaemonSet has no init container command');
-    const initEnv = containerEnvironment(daemon.podSpec, init, { 'spec.nodeName': name }, (volume) =>
-      volume.hostPath === undefined ? undefined : nodePath(node, volume.hostPath.path),
-    );
-    execFileSync(shell, args, { env: { ...initEnv, SHIM: multusBinaries().multusShim }, stdio: 'pipe' });
+    setUpMultusPod(daemon, { configDir, nodeName: name, hostPath: (hostPath) => nodePath(node, hostPath) });
     started.push(() => daemon.stop());
     await daemon.start();
 

@@ -16,7 +16,6 @@ import {
   createNamespace,
   createReadyNode,
   freePort,
-  multusBinaries,
   podSpecOf,
   serviceAccountToken,
   startTcpProxy,
@@ -28,6 +27,7 @@ import { type Footprint, type StackNames, deleteNamespaces, footprint, preflight
 import { type Agent, type Cluster, type ClusterTarget, createAgent, openCluster, serviceAccountUser, targetFromEnv } from './cluster.ts';
 import { COMPONENT_MAINS, ComponentProcess } from './component-process.ts';
 import { KubeletSimulator } from './kubelet-simulator.ts';
+import { setUpMultusPod } from './multus-pod-setup.ts';
 import { RAIL_PFS, type SimulatedNode, startSimulatedNode } from './simulated-node.ts';
 
 export const NODE_NAME = 'worker-a';
@@ -225,17 +225,7 @@ async function startOnCluster(
     logDir,
     ready: async () => (await httpReady(ports.daemonMetrics)) && fs.existsSync(entryConfig),
   });
-  // daemon-config.json names the host's root where the container has it mounted (chrootDir); the daemon
-  // runs on the host itself here, so it chroots into the hostroot volume's own path, `/`.
-  const daemonConfig = path.join(configDir, 'daemon-config.json');
-  const { chrootDir, ...rest } = JSON.parse(fs.readFileSync(daemonConfig, 'utf8')) as { chrootDir?: string };
-  if (chrootDir !== undefined) fs.writeFileSync(daemonConfig, JSON.stringify({ ...rest, chrootDir: daemon.pathOnThisMachine(chrootDir) }, null, 2));
-  // The init container installs the upstream shim the image carries into the node's CNI binary directory.
-  const [init] = daemon.podSpec.initContainers ?? [];
-  const [shell, ...args] = init?.command ?? [];
-  if (init === undefined || shell === undefined) throw new Error('the Multus DaemonSet has no init container command');
-  const initEnv = containerEnvironment(daemon.podSpec, init, { 'spec.nodeName': NODE_NAME }, (volume) => volume.hostPath?.path);
-  execFileSync(shell, args, { env: { ...initEnv, SHIM: multusBinaries().multusShim }, stdio: 'pipe' });
+  setUpMultusPod(daemon, { configDir, nodeName: NODE_NAME, hostPath: (hostPath) => hostPath });
   started.push(() => daemon.stop());
   await daemon.start();
 

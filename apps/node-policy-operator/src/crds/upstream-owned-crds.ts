@@ -83,9 +83,21 @@ export const UPSTREAM_OWNED_CRDS: readonly CrdManifest[] = [
           },
           additionalPrinterColumns: [
             {
-              name: 'DRAReady',
+              name: 'DRA Ready',
               type: 'string',
+              description: 'Status of the DRAConfigurationReady condition the node-policy operator writes (True, False or Unknown).',
               jsonPath: '.status.conditions[?(@.type=="DRAConfigurationReady")].status',
+            },
+            {
+              name: 'DRA Reason',
+              type: 'string',
+              description: 'Reason of the DRAConfigurationReady condition, e.g. DRAConfigurationApplied or SriovNetworkNotReady.',
+              jsonPath: '.status.conditions[?(@.type=="DRAConfigurationReady")].reason',
+            },
+            {
+              name: 'Age',
+              type: 'date',
+              jsonPath: '.metadata.creationTimestamp',
             },
           ],
           schema: {
@@ -254,11 +266,14 @@ export const UPSTREAM_OWNED_CRDS: readonly CrdManifest[] = [
                       },
                     },
                     dra: {
-                      description: "Custom DRA attributes of this policy's VFs; its presence selects per-policy attribute generation.",
+                      description:
+                        "Custom DRA attributes of this policy's VFs. Present (even empty), the node-policy operator generates a DeviceAttributes object of this policy's own (dra-policy-<policy UID>-attrs) and selects it for exactly this policy's VFs; absent, the policy behaves as without DRA. Its status is the DRAConfigurationReady condition. Unknown members are refused by the webhook and reported as InvalidDRAAttribute, not silently dropped.",
                       type: 'object',
                       'x-kubernetes-preserve-unknown-fields': true,
                       properties: {
                         attributes: {
+                          description:
+                            "Attribute name to value, published on each of this policy's VFs. A name is <DNS subdomain of at most 63 characters>/<C identifier of at most 32 characters>, e.g. networking.example.com/rail. At most 31 entries: the operator adds k8s.cni.cncf.io/resourceName, and a device carries at most 32 attributes, discovered ones included (the driver withholds a device over the limit). Names that hardware discovery publishes (vendor, deviceID, pciAddress, PFName, pcieRoot ...) and the ones the operator generates (k8s.cni.cncf.io/resourceName, netAttachDefName, netAttachDefNamespace) are refused. Two names are not published but read by the operator: sriovnetwork.openshift.io/sriovNetworkName and sriovnetwork.openshift.io/sriovNetworkNamespace, set together as string values, name the SriovNetwork whose NetworkAttachmentDefinition becomes the template of these VFs (a name of at most 64 characters and a namespace name; the namespace is never defaulted).",
                           type: 'object',
                           maxProperties: 32,
                           'x-kubernetes-validations': [
@@ -291,24 +306,29 @@ export const UPSTREAM_OWNED_CRDS: readonly CrdManifest[] = [
                             },
                           ],
                           additionalProperties: {
+                            description: 'One attribute value; exactly one of int, bool, string or version is set. false and 0 are values.',
                             type: 'object',
                             'x-kubernetes-map-type': 'atomic',
                             'x-kubernetes-preserve-unknown-fields': true,
                             properties: {
                               int: {
+                                description: 'An integer value within -9007199254740991 and 9007199254740991 (±(2^53-1)).',
                                 type: 'integer',
                                 format: 'int64',
                                 minimum: -9007199254740991,
                                 maximum: 9007199254740991,
                               },
                               bool: {
+                                description: 'A boolean value.',
                                 type: 'boolean',
                               },
                               string: {
+                                description: 'A string value of at most 64 bytes of UTF-8.',
                                 type: 'string',
                                 maxLength: 64,
                               },
                               version: {
+                                description: 'A Semantic Versioning 2.0.0 version such as 1.2.3 or 2.0.0-rc.1, at most 64 characters.',
                                 type: 'string',
                                 maxLength: 64,
                                 pattern:
@@ -335,6 +355,8 @@ export const UPSTREAM_OWNED_CRDS: readonly CrdManifest[] = [
                   type: 'object',
                   properties: {
                     conditions: {
+                      description:
+                        "Conditions, one per type. The node-policy operator writes DRAConfigurationReady: True with reason DRAConfigurationApplied once the policy's spec.dra is validated and its generated DeviceAttributes and SriovResourcePolicy configs are applied (not proof of any Pod's connectivity); otherwise False with reason DRAInactive, InvalidDRAAttribute, SriovNetworkNotFound, SriovNetworkNotReady, SourceNADNotReady, SourceAccessDenied, ConflictingDRAMapping, UnsupportedManagedSelector or DRAConfigurationSyncFailed, and the message says what to fix.",
                       type: 'array',
                       'x-kubernetes-list-type': 'map',
                       'x-kubernetes-list-map-keys': ['type'],
@@ -343,30 +365,36 @@ export const UPSTREAM_OWNED_CRDS: readonly CrdManifest[] = [
                         required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
                         properties: {
                           type: {
+                            description: 'The condition type in CamelCase, e.g. DRAConfigurationReady; at most 316 characters.',
                             type: 'string',
                             maxLength: 316,
                             pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
                           },
                           status: {
+                            description: 'True, False or Unknown.',
                             type: 'string',
                             enum: ['True', 'False', 'Unknown'],
                           },
                           observedGeneration: {
+                            description: 'The metadata.generation the condition was computed from; older than the current generation, it is stale.',
                             type: 'integer',
                             format: 'int64',
                             minimum: 0,
                           },
                           lastTransitionTime: {
+                            description: 'When status last changed (RFC 3339, to the second); a new reason or message keeps it.',
                             type: 'string',
                             format: 'date-time',
                           },
                           reason: {
+                            description: 'Why the condition has its status, a CamelCase word for programs to match (1 to 1024 characters).',
                             type: 'string',
                             maxLength: 1024,
                             minLength: 1,
                             pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
                           },
                           message: {
+                            description: 'What happened, for people (at most 32768 characters); programs match the reason.',
                             type: 'string',
                             maxLength: 32768,
                           },
@@ -549,6 +577,12 @@ export const UPSTREAM_OWNED_CRDS: readonly CrdManifest[] = [
               name: 'Ready',
               type: 'string',
               jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+            },
+            {
+              name: 'Reason',
+              type: 'string',
+              description: 'Reason of the Ready condition, e.g. NetworkReady or NetworkAttachmentDefinitionNotFound.',
+              jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
             },
             {
               name: 'Age',

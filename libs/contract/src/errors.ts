@@ -273,6 +273,15 @@ const catalog = {
     summary: 'a component setting is outside its allowed range',
     remedy: 'fix the flag or option named in the message',
   },
+  // The administrator's command line (sriov-dra).
+  InvalidCommandLine: {
+    summary: 'a command line argument or flag is missing, unknown or malformed',
+    remedy: 'see the command\u2019s --help',
+  },
+  UnexpectedFailure: {
+    summary: 'a command failed in a way it does not classify',
+    remedy: 'run it again with SRIOV_DRA_DEBUG=1 for the stack trace and report it',
+  },
   // Lifecycle (§6.3, §8).
   ClaimReleaseInProgress: {
     summary: 'an earlier binding of this claim UID is still being released',

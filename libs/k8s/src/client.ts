@@ -2,7 +2,8 @@ import { Agent, type RequestOptions, request as httpsRequest } from 'node:https'
 import type { IncomingMessage } from 'node:http';
 import { type ObjectRef, SriovDraError } from '@sriov-dra/contract';
 import { type ApiRequestInfo, type ApiStatus, KubeApiError, classifyStatus, classifyTransportError } from './api-errors.ts';
-import type { ClientConfig } from './client-config.ts';
+import type { ClientConfig, Impersonation } from './client-config.ts';
+import type { AuthMaterial } from './credentials.ts';
 import { inClusterConfig } from './in-cluster.ts';
 import { defaultKubeconfigFiles, loadKubeconfig } from './kubeconfig.ts';
 import { TokenBucket } from './rate-limiter.ts';
@@ -105,13 +106,16 @@ function parseStatus(text: string): ApiStatus | undefined {
  */
 export class KubeClient {
   private readonly limiter: TokenBucket;
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  private readonly agent: Agent;
   private readonly requestTimeoutMs: number;
   private readonly userAgent: string;
   readonly config: ClientConfig;
 
   constructor(config: ClientConfig, options: KubeClientOptions = {}) {
     this.config = config;
+    // Node's agent tunnels through an HTTP(S) proxy with CONNECT; the TLS session to the server (its CA,
+    // client certificate, server name) runs inside the tunnel as without a proxy.
+    this.agent = new Agent({ keepAlive: true, maxSockets: 32, ...(config.proxy === undefined ? {} : { proxyEnv: { HTTPS_PROXY: config.proxy.href } }) });
     this.limiter = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'sriov-dra';
@@ -174,7 +178,8 @@ export class KubeClient {
       headers: {
         Accept: contentTypes.json,
         'User-Agent': this.userAgent,
-        ...(auth.token === undefined ? {} : { Authorization: `Bearer ${auth.token}` }),
+        ...authorization(auth),
+        ...impersonationHeaders(this.config.impersonate),
         ...(body === undefined ? {} : { 'Content-Type': req.contentType ?? contentTypes.json, 'Content-Length': Buffer.byteLength(body) }),
       },
     };
@@ -371,6 +376,23 @@ export class KubeClient {
       response.destroy();
     }
   }
+}
+
+function authorization(auth: AuthMaterial): { Authorization?: string } {
+  if (auth.token !== undefined) return { Authorization: `Bearer ${auth.token}` };
+  if (auth.basic !== undefined) return { Authorization: `Basic ${Buffer.from(`${auth.basic.username}:${auth.basic.password}`).toString('base64')}` };
+  return {};
+}
+
+/** The Impersonate-* headers of client-go's transport: one Impersonate-Group per group, extra keys percent-encoded. */
+function impersonationHeaders(impersonate: Impersonation | undefined): Record<string, string | string[]> {
+  if (impersonate === undefined) return {};
+  return {
+    'Impersonate-User': impersonate.user,
+    ...(impersonate.uid === undefined ? {} : { 'Impersonate-Uid': impersonate.uid }),
+    ...(impersonate.groups.length === 0 ? {} : { 'Impersonate-Group': [...impersonate.groups] }),
+    ...Object.fromEntries(Object.entries(impersonate.extra).map(([key, values]) => [`Impersonate-Extra-${encodeURIComponent(key)}`, [...values]])),
+  };
 }
 
 function createdName(body: Record<string, unknown>): string | undefined {

@@ -5,6 +5,8 @@ import { errorMessage } from './api-errors.ts';
 /** What a request presents besides the cluster's TLS settings. */
 export interface AuthMaterial {
   readonly token?: string;
+  /** A username and password (kubeconfig `username`/`password`), sent as HTTP basic authentication. */
+  readonly basic?: { readonly username: string; readonly password: string };
   /** A client certificate and key supplied at request time (by an exec plugin); PEM. */
   readonly cert?: Buffer;
   readonly key?: Buffer;
@@ -25,6 +27,23 @@ export class StaticToken implements Credentials {
 
   constructor(token: string) {
     this.material = { token };
+  }
+
+  current(): Promise<AuthMaterial> {
+    return Promise.resolve(this.material);
+  }
+
+  refresh(): boolean {
+    return false;
+  }
+}
+
+/** A username and password written in the kubeconfig: like a static token, asking again changes nothing. */
+export class BasicAuth implements Credentials {
+  private readonly material: AuthMaterial;
+
+  constructor(username: string, password: string) {
+    this.material = { basic: { username, password } };
   }
 
   current(): Promise<AuthMaterial> {

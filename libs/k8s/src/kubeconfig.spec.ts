@@ -101,6 +101,33 @@ describe('kubeconfig fields', () => {
     expect(await token(load(single({}, user)))).toBe(expected);
   });
 
+  it('username and password are basic authentication, below a token (client-go)', async () => {
+    expect(await load(single({}, { username: 'admin', password: 's3cret' })).credentials?.current()).toEqual({
+      basic: { username: 'admin', password: 's3cret' },
+    });
+    expect(await token(load(single({}, { username: 'admin', password: 's3cret', token: 'inline-token' })))).toBe('inline-token');
+  });
+
+  it('an oidc auth-provider presents its id-token while it is valid', async () => {
+    const jwt = (exp: number): string => `e30.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.sig`;
+    const config = { 'client-id': 'kubectl', 'idp-issuer-url': 'https://issuer.invalid', 'id-token': jwt(2_000) };
+    expect(await token(load(single({}, { 'auth-provider': { name: 'oidc', config } }), { now: () => 1_000_000 }))).toBe(jwt(2_000));
+    const expired = load(single({}, { 'auth-provider': { name: 'oidc', config } }), { now: () => 3_000_000 });
+    await expect(expired.credentials?.current()).rejects.toThrow(/the oidc id-token has expired and there is no refresh-token/);
+  });
+
+  it('proxy-url and impersonation are carried to the client', () => {
+    const resolved = load(
+      single(
+        { 'proxy-url': 'http://proxy.example:3128' },
+        { token: 't', as: 'alice', 'as-uid': '42', 'as-groups': ['ops', 'dev'], 'as-user-extra': { 'scopes.example/x': ['a'] } },
+      ),
+    );
+    expect(resolved.proxy?.href).toBe('http://proxy.example:3128/');
+    expect(resolved.impersonate).toEqual({ user: 'alice', uid: '42', groups: ['ops', 'dev'], extra: { 'scopes.example/x': ['a'] } });
+    expect(load(single({})).impersonate).toBeUndefined();
+  });
+
   it('a context without a user is anonymous; its namespace is kept', () => {
     const resolved = load({ ...(single({}) as object), contexts: [{ name: 'c', context: { cluster: 'k', namespace: 'ns' } }] });
     expect(resolved).toMatchObject({ context: 'c', clusterName: 'k', userName: '', namespace: 'ns', credentials: undefined });
@@ -167,8 +194,19 @@ describe('kubeconfig errors name the kubeconfig and the entry', () => {
     ['a certificate without its key', single({}, { 'client-certificate': 'pki/client.crt' }), /user "u": a client certificate needs its key/],
     ['an unreadable client key', single({}, { 'client-certificate': 'pki/client.crt', 'client-key': 'nope.key' }), /user "u": client-key .*nope.key/],
     ['an unreadable token file', single({}, { tokenFile: 'pki/none' }), /user "u": token file .*pki\/none cannot be read/],
-    ['proxy-url', single({ 'proxy-url': 'http://proxy:3128' }), /cluster "k": proxy-url is not supported/],
-    ['auth-provider', single({}, { 'auth-provider': { name: 'oidc' } }), /user "u": auth-provider is not supported/],
+    ['a SOCKS proxy-url', single({ 'proxy-url': 'socks5://proxy:1080' }), /cluster "k": proxy-url socks5:\/\/proxy:1080 is not an http or https proxy/],
+    [
+      'an oidc auth-provider without its issuer',
+      single({}, { 'auth-provider': { name: 'oidc', config: { 'client-id': 'k' } } }),
+      /user "u": the oidc auth provider needs client-id and idp-issuer-url/,
+    ],
+    [
+      'the removed gcp auth-provider',
+      single({}, { 'auth-provider': { name: 'gcp' } }),
+      /user "u": the gcp auth provider has been removed .*gke-gcloud-auth-plugin/,
+    ],
+    ['an unknown auth-provider', single({}, { 'auth-provider': { name: 'keystone' } }), /user "u": no auth provider named "keystone"/],
+    ['as-groups without as', single({}, { 'as-groups': ['ops'] }), /user "u": as-uid, as-groups or as-user-extra are set without as/],
     ['exec of v1alpha1', single({}, { exec: { command: 'x', apiVersion: 'client.authentication.k8s.io/v1alpha1' } }), /user "u" is malformed: exec.apiVersion/],
     [
       'exec that must be interactive',

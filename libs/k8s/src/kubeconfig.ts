@@ -5,8 +5,9 @@ import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { SriovDraError } from '@sriov-dra/contract';
 import { z } from 'zod';
 import { errorMessage } from './api-errors.ts';
-import { type ClientConfig, type TlsSettings, serverUrl } from './client-config.ts';
-import { type Credentials, FileToken, StaticToken } from './credentials.ts';
+import { authProviderCredentials } from './auth-provider.ts';
+import { type ClientConfig, type Impersonation, type TlsSettings, proxyUrl, serverUrl } from './client-config.ts';
+import { BasicAuth, type Credentials, FileToken, StaticToken } from './credentials.ts';
 import { type ExecClusterInfo, ExecCredentials, execConfigSchema } from './exec-credential.ts';
 
 // Only the file's outline is validated up front; an entry is validated in full when the chosen context
@@ -26,6 +27,7 @@ const clusterSchema = z.looseObject({
   'certificate-authority-data': z.base64().nullish(),
   'insecure-skip-tls-verify': z.boolean().nullish(),
   'tls-server-name': z.string().nullish(),
+  'proxy-url': z.string().nullish(),
   extensions: z.array(z.looseObject({ name: z.string(), extension: z.unknown() })).nullish(),
 });
 
@@ -38,15 +40,16 @@ const userSchema = z
     token: z.string().nullish(),
     tokenFile: z.string().nullish(),
     exec: execConfigSchema.nullish(),
+    username: z.string().nullish(),
+    password: z.string().nullish(),
+    'auth-provider': z.looseObject({ name: z.string().min(1), config: z.record(z.string(), z.string()).nullish() }).nullish(),
+    as: z.string().nullish(),
+    'as-uid': z.string().nullish(),
+    'as-groups': z.array(z.string()).nullish(),
+    'as-user-extra': z.record(z.string(), z.array(z.string())).nullish(),
   })
   .nullish();
 type User = NonNullable<z.infer<typeof userSchema>>;
-
-/** Settings kubectl honours that this client does not implement: refused rather than silently ignored. */
-const UNSUPPORTED = {
-  cluster: ['proxy-url'],
-  user: ['auth-provider', 'username', 'password', 'as', 'as-uid', 'as-groups', 'as-user-extra'],
-} as const;
 
 /** An entry of one kind, from the first file that defines its name. */
 interface Entry {
@@ -161,14 +164,13 @@ export function kubeconfigFrom(documents: readonly KubeconfigDocument[], options
   if (clusterEntry === undefined) throw new SriovDraError('InvalidKubeconfig', `${origin}: cluster "${context.cluster}" of context "${contextName}" not found`);
   const clusterOwner = `kubeconfig ${clusterEntry.file}: cluster "${context.cluster}"`;
   const cluster = validate(clusterSchema, clusterEntry.value, clusterOwner);
-  refuseUnsupported(cluster, UNSUPPORTED.cluster, clusterOwner);
 
   const userName = context.user ?? '';
   const userEntry = present(userName) ? users.get(userName) : { value: {}, file: contextEntry.file };
   if (userEntry === undefined) throw new SriovDraError('InvalidKubeconfig', `${origin}: user "${userName}" of context "${contextName}" not found`);
   const userOwner = `kubeconfig ${userEntry.file}: user "${userName}"`;
   const user = validate(userSchema, userEntry.value, userOwner) ?? {};
-  refuseUnsupported(user, UNSUPPORTED.user, userOwner);
+  const impersonate = impersonationOf(user, userOwner);
 
   const ca = pem(cluster['certificate-authority-data'], at(clusterEntry, cluster['certificate-authority']), clusterOwner, 'certificate-authority');
   const insecure = cluster['insecure-skip-tls-verify'] === true;
@@ -203,18 +205,39 @@ export function kubeconfigFrom(documents: readonly KubeconfigDocument[], options
     namespace: present(context.namespace) ? context.namespace : undefined,
     tls,
     credentials,
+    ...(present(cluster['proxy-url']) ? { proxy: proxyUrl(cluster['proxy-url'], clusterOwner) } : {}),
+    ...(impersonate === undefined ? {} : { impersonate }),
   };
+}
+
+/** The user entry's impersonation; as client-go, uid, groups or extra without a user to act as is an error. */
+function impersonationOf(user: User, owner: string): Impersonation | undefined {
+  const groups = user['as-groups'] ?? [];
+  const extra = user['as-user-extra'] ?? {};
+  if (present(user.as)) return { user: user.as, ...(present(user['as-uid']) ? { uid: user['as-uid'] } : {}), groups, extra };
+  if (present(user['as-uid']) || groups.length > 0 || Object.keys(extra).length > 0)
+    throw new SriovDraError('InvalidKubeconfig', `${owner}: as-uid, as-groups or as-user-extra are set without as, the user to impersonate`, {
+      remedy: "name the user to act as in the user entry's as field, or remove the other as-* fields",
+    });
+  return undefined;
 }
 
 function present(value: string | null | undefined): value is string {
   return value !== undefined && value !== null && value !== '';
 }
 
-/** client-go's precedence: a token file over an inline token, either over an exec plugin. */
+/**
+ * client-go's precedence: a token file over an inline token, either over username and password; an
+ * auth provider or an exec plugin when none of these is set (client-go refuses both at once).
+ */
 function credentialsOf(user: User, entry: Entry, owner: string, cluster: ExecClusterInfo, now: () => number): Credentials | undefined {
+  if (user['auth-provider'] != null && user.exec != null)
+    throw new SriovDraError('InvalidKubeconfig', `${owner}: auth-provider and exec exclude each other`, { remedy: 'keep one of them in the user entry' });
   const tokenFile = at(entry, user.tokenFile);
   if (tokenFile !== undefined) return new FileToken(tokenFile, owner, now);
   if (present(user.token)) return new StaticToken(user.token);
+  if (present(user.username) || present(user.password)) return new BasicAuth(user.username ?? '', user.password ?? '');
+  if (user['auth-provider'] != null) return authProviderCredentials(user['auth-provider'], owner, now);
   if (user.exec == null) return undefined;
   // A command with a directory part is relative to the kubeconfig; a bare name is looked up on PATH.
   const command = user.exec.command.includes(sep) ? resolve(dirname(entry.file), user.exec.command) : user.exec.command;
@@ -245,12 +268,6 @@ function pem(data: string | null | undefined, file: string | undefined, owner: s
 function execExtension(extensions: readonly { name: string; extension: unknown }[] | null | undefined): { config?: unknown } {
   const found = extensions?.find((extension) => extension.name === 'client.authentication.k8s.io/exec');
   return found === undefined ? {} : { config: found.extension };
-}
-
-function refuseUnsupported(entry: Record<string, unknown>, fields: readonly string[], owner: string): void {
-  const used = fields.filter((field) => entry[field] !== undefined && entry[field] !== null && entry[field] !== '');
-  if (used.length > 0)
-    throw new SriovDraError('InvalidKubeconfig', `${owner}: ${used.join(', ')} ${used.length === 1 ? 'is' : 'are'} not supported by this client`);
 }
 
 function validate<T>(schema: z.ZodType<T>, value: unknown, owner: string): T {

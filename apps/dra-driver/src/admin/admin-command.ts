@@ -1,3 +1,5 @@
+import { SriovDraError } from '@sriov-dra/contract';
+import { failureLine } from './cli-failure.ts';
 import { EXIT, type Output } from './command-io.ts';
 import { INSPECT_COMMAND, inspectCommand } from './inspect-command.ts';
 import { ORPHANS_COMMAND, orphansCommand } from './orphans-command.ts';
@@ -16,6 +18,9 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   [ORPHANS_COMMAND]: { summary: 'list a node’s shadow NADs its checkpoint does not account for (dry run)', run: orphansCommand },
 };
 
+/** The registered command names, in --help order. */
+export const ADMIN_COMMANDS: readonly string[] = Object.keys(SUBCOMMANDS);
+
 function usage(): string {
   const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
   const lines = Object.entries(SUBCOMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary} (${name} --help)`);
@@ -31,6 +36,8 @@ export async function runAdminCommand(argv: readonly string[], out: Output, err:
     out.write(usage());
     return EXIT.ok;
   }
-  err.write(`${name === undefined ? '' : `unknown command ${JSON.stringify(name)}\n`}${usage()}`);
-  return EXIT.usage;
+  err.write(
+    `${failureLine(new SriovDraError('InvalidCommandLine', name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`, { remedy: `see sriov-dra --help for the commands: ${ADMIN_COMMANDS.join(', ')}` }))}\n`,
+  );
+  return EXIT.failed;
 }

@@ -4,7 +4,7 @@ export interface Output {
 }
 
 /**
- * Exit statuses of every `sriov-dra` subcommand: done; refused by the driver's own rules (the typed
- * error, its code and remedy on stderr); the command line or an input file is unusable as given.
+ * Exit statuses of every `sriov-dra` subcommand, as kubectl's: done, or failed — whatever failed (the
+ * command line, a file, the API server, the driver's own rules), one line on stderr says what and what to do.
  */
-export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+export const EXIT = { ok: 0, failed: 1 } as const;

@@ -1,26 +1,30 @@
-import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { DRIVER_NAME, type RegistryEntry, SriovDraError, annotations, isSriovDraError, parseBindingAnnotation, parseRegistry } from '@sriov-dra/contract';
+import { DRIVER_NAME, type RegistryEntry, type SriovDraError, annotations, parseBindingAnnotation, parseRegistry } from '@sriov-dra/contract';
 import { KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import { managedBindingsOf } from '../managed/binding-records.ts';
 import { parseConsumerClaim, parseConsumerPod } from '../managed/consumer-objects.ts';
 import { podClaimNames } from '../managed/pod-claim-names.ts';
-import { EXIT, type Output } from './command-io.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectionFlags, parseCommandLine, runCommand } from './cli-connection.ts';
+import { commandLineError } from './cli-failure.ts';
+import { formatTable, writeOutput } from './cli-output.ts';
+import type { Output } from './command-io.ts';
 import { permissionGaps, requiredPermissions } from './driver-permissions.ts';
 import { type AllocatedVf, type PodInspection, inspectPod } from './pod-inspection.ts';
 
 export const INSPECT_COMMAND = 'inspect';
 
 export function inspectUsage(): string {
-  return `Usage: sriov-dra ${INSPECT_COMMAND} pod NAMESPACE/NAME [--kubeconfig FILE] [--plugins-dir DIR] [--driver-user USER] [-o json]
+  return `Usage: sriov-dra ${INSPECT_COMMAND} pod NAME [-n NAMESPACE] [flags]
+       sriov-dra ${INSPECT_COMMAND} pod NAMESPACE/NAME [flags]      (also pod/NAME)
 
 Shows a Pod's managed networks from the API: for each VF this driver allocated to its claims, the claim
 and request, the device and PCI address, the source template and its resourceVersion, the shadow, the
 interface, the IPAM its frozen configuration uses, the addresses Multus reported, and a state (attached,
 pending-cni, not-prepared, shadow-missing, shadow-terminating, shadow-replaced, shadow-unreadable); then
 the Pod's own networks-annotation entries that select a source template directly, which conflict with
-managed attachment.
+managed attachment. The table shows CLAIM, DEVICE, SHADOW, INTERFACE, IPS and STATE; -o wide adds
+REQUEST, PCI, SOURCE, IPAM and PHASE; -o json and -o yaml print everything.
 
   --plugins-dir DIR    on the Pod's node: the kubelet plugins directory (/var/lib/kubelet/plugins); adds
                        each binding's phase from the driver's checkpoint (Pending, Ready, Deleting,
@@ -29,7 +33,8 @@ managed attachment.
                        lists what it may not do that this Pod needs (needs permission to create
                        SubjectAccessReviews)
 
-Exit status: 0 shown; 1 the Pod or its objects cannot be read (code and remedy on stderr); 2 usage.
+${CONNECTION_USAGE}
+Exit status: 0 shown; 1 failed (one line on stderr: error code, what failed, what to do).
 `;
 }
 
@@ -107,88 +112,71 @@ async function gather(client: KubeClient, namespace: string, name: string, optio
   });
 }
 
-function table(inspection: PodInspection): string {
-  const header = ['CLAIM', 'REQUEST', 'DEVICE', 'PCI', 'SOURCE', 'SHADOW', 'INTERFACE', 'IPAM', 'IPS', 'PHASE', 'STATE'];
-  const rows = inspection.attachments.map((view) => [
-    view.claim,
-    view.request,
-    view.device,
-    view.pci,
-    view.source,
-    view.shadow,
-    view.interface,
-    view.ipam,
-    view.ips.join(',') || '-',
-    view.phase,
-    view.state,
-  ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd();
+const POD_KINDS = new Set(['pod', 'pods', 'po']);
+
+/** The Pod a command line names, in any of kubectl's spellings: `pod NAME`, `pod NAMESPACE/NAME`, `pod/NAME`. */
+function podTarget(positionals: readonly string[], namespace: string | undefined): { namespace: string | undefined; name: string } {
+  const [first = '', ...rest] = positionals;
+  const slash = first.indexOf('/');
+  const [kind, target, extra] =
+    slash >= 0 && POD_KINDS.has(first.slice(0, slash)) ? [first.slice(0, slash), first.slice(slash + 1), ...rest] : [first, ...rest];
+  if (!POD_KINDS.has(kind)) throw commandLineError(INSPECT_COMMAND, `expected "pod" and a Pod's name, got ${JSON.stringify(positionals.join(' '))}`);
+  if (target === undefined || target === '') throw commandLineError(INSPECT_COMMAND, 'the Pod\u2019s name is missing');
+  if (extra !== undefined) throw commandLineError(INSPECT_COMMAND, `one Pod at a time; unexpected ${JSON.stringify(extra)}`);
+  const parts = target.split('/');
+  if (parts.length === 1) return { namespace, name: target };
+  const [inNamespace = '', name = ''] = parts;
+  if (parts.length > 2 || inNamespace === '' || name === '')
+    throw commandLineError(INSPECT_COMMAND, `${JSON.stringify(target)} is neither NAME nor NAMESPACE/NAME`);
+  if (namespace !== undefined && namespace !== inNamespace)
+    throw commandLineError(INSPECT_COMMAND, `the Pod ${target} is in namespace ${inNamespace}, but -n says ${namespace}`);
+  return { namespace: inNamespace, name };
+}
+
+function table(inspection: PodInspection, wide: boolean): string {
+  const columns: readonly (readonly [string, (view: PodInspection['attachments'][number]) => string, boolean])[] = [
+    ['CLAIM', (view) => view.claim, false],
+    ['REQUEST', (view) => view.request, true],
+    ['DEVICE', (view) => view.device, false],
+    ['PCI', (view) => view.pci, true],
+    ['SOURCE', (view) => view.source, true],
+    ['SHADOW', (view) => view.shadow, false],
+    ['INTERFACE', (view) => view.interface, false],
+    ['IPAM', (view) => view.ipam, true],
+    ['IPS', (view) => view.ips.join(',') || '-', false],
+    ['PHASE', (view) => view.phase, true],
+    ['STATE', (view) => view.state, false],
+  ];
+  const shown = columns.filter(([, , wideOnly]) => wide || !wideOnly);
   const conflicts = inspection.conflictingManualEntries.map(
     (entry) => `conflicting manual selection: ${entry} is a managed template; remove it from the networks annotation\n`,
   );
   const gaps = inspection.permissionGaps.map((gap) => `permission gap: ${gap}\n`);
-  return `${[line(header), ...rows.map(line)].join('\n')}\n${conflicts.join('')}${gaps.join('')}`;
+  return `${formatTable(
+    shown.map(([title]) => title),
+    inspection.attachments.map((view) => shown.map(([, cell]) => cell(view))),
+  )}${conflicts.join('')}${gaps.join('')}`;
 }
 
-export async function inspectCommand(argv: readonly string[], out: Output, err: Output): Promise<number> {
-  let parsed: {
-    values: { kubeconfig?: string; output?: string; 'plugins-dir'?: string; 'driver-user'?: string; help?: boolean };
-    positionals: string[];
-  };
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        kubeconfig: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        'plugins-dir': { type: 'string' },
-        'driver-user': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
+export function inspectCommand(argv: readonly string[], out: Output, err: Output): Promise<number> {
+  return runCommand(err, async (session) => {
+    const { values, positionals } = parseCommandLine(INSPECT_COMMAND, argv, {
+      ...CONNECTION_OPTIONS,
+      'plugins-dir': { type: 'string' },
+      'driver-user': { type: 'string' },
     });
-  } catch (error) {
-    err.write(`${typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error)}\n${inspectUsage()}`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help === true) {
-    out.write(inspectUsage());
-    return EXIT.ok;
-  }
-  const [kind, target] = parsed.positionals;
-  const [namespace, name, extra] = (target ?? '').split('/');
-  if (
-    kind !== 'pod' ||
-    namespace === undefined ||
-    namespace === '' ||
-    name === undefined ||
-    name === '' ||
-    extra !== undefined ||
-    (parsed.values.output ?? 'json') !== 'json'
-  ) {
-    err.write(`expected: pod NAMESPACE/NAME [-o json]\n${inspectUsage()}`);
-    return EXIT.usage;
-  }
-  const client = KubeClient.fromKubeConfig(parsed.values.kubeconfig);
-  try {
-    const { 'plugins-dir': pluginsDir, 'driver-user': driverUser } = parsed.values;
-    const inspection = await gather(client, namespace, name, {
+    if (values.help === true) {
+      out.write(inspectUsage());
+      return;
+    }
+    const flags = connectionFlags(INSPECT_COMMAND, values);
+    const target = podTarget(positionals, flags.namespace);
+    const { client, namespace } = session.connect(target.namespace === undefined ? flags : { ...flags, namespace: target.namespace });
+    const { 'plugins-dir': pluginsDir, 'driver-user': driverUser } = values;
+    const inspection = await gather(client, namespace, target.name, {
       ...(pluginsDir === undefined ? {} : { pluginsDir }),
       ...(driverUser === undefined ? {} : { driverUser }),
     });
-    out.write(parsed.values.output === 'json' ? `${JSON.stringify(inspection, null, 2)}\n` : table(inspection));
-    return EXIT.ok;
-  } catch (error) {
-    if (!isSriovDraError(error)) throw error;
-    err.write(`${error.message}\n`);
-    return EXIT.refused;
-  } finally {
-    client.close();
-  }
+    writeOutput(out, flags.output, inspection, (wide) => table(inspection, wide));
+  });
 }

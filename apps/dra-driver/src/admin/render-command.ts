@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { renderShadowConfig } from '@sriov-dra/cni-render';
-import { DRIVER_NAME, type Result, type SriovDraError, fail, isDns1123Label, isDns1123Subdomain, isInterfaceName, ok } from '@sriov-dra/contract';
+import { DRIVER_NAME, type Result, SriovDraError, fail, isDns1123Label, isDns1123Subdomain, isInterfaceName, ok } from '@sriov-dra/contract';
+import { errorMessage } from '@sriov-dra/k8s';
 import { planShadow } from '../managed/shadow-plan.ts';
 import type { SourceTemplate } from '../managed/source-template.ts';
-import { EXIT, type Output } from './command-io.ts';
+import { runCommand } from './cli-connection.ts';
+import type { Output } from './command-io.ts';
 import { type NadManifest, parseNadManifest } from './nad-manifest.ts';
 import { type RenderIdentity, parseRenderFlags, renderUsage } from './render-flags.ts';
 
@@ -54,9 +56,10 @@ function renderShadow(source: SourceTemplate, pci: string, identity: RenderIdent
   return shadow.ok ? ok(shadow.value.shadowNad) : shadow;
 }
 
-function report(error: SriovDraError, err: Output, status: number): number {
-  err.write(`${error.message}\n`);
-  return status;
+/** The value of a Result, or its typed error thrown for runCommand to print. */
+function valueOf<T>(result: Result<T>): T {
+  if (!result.ok) throw result.error;
+  return result.value;
 }
 
 /**
@@ -64,36 +67,28 @@ function report(error: SriovDraError, err: Output, status: number): number {
  * uses, so an administrator can see what a template becomes — or why it is refused — before a workload
  * is scheduled.
  */
-export async function renderCommand(argv: readonly string[], out: Output, err: Output): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    out.write(renderUsage());
-    return EXIT.ok;
-  }
-  const flags = parseRenderFlags(argv);
-  if (!flags.ok) {
-    err.write(`${flags.error.message}\n`);
-    return EXIT.usage;
-  }
-  const { nadPath, pci, identity } = flags.value;
-  let text: string;
-  try {
-    text = await readFile(nadPath, 'utf8');
-  } catch (error) {
-    err.write(`${nadPath}: cannot be read: ${(error as Error).message}\n`);
-    return EXIT.usage;
-  }
-  const manifest = parseNadManifest(text);
-  if (!manifest.ok) return report(manifest.error, err, EXIT.usage);
-  if (identity === null) {
-    const rendered = renderShadowConfig(manifest.value, pci);
-    if (!rendered.ok) return report(rendered.error, err, EXIT.refused);
-    out.write(`${rendered.value.bytes}\n`);
-    return EXIT.ok;
-  }
-  const source = storedSource(manifest.value);
-  if (!source.ok) return report(source.error, err, EXIT.usage);
-  const shadow = renderShadow(source.value, pci, identity);
-  if (!shadow.ok) return report(shadow.error, err, EXIT.refused);
-  out.write(`${JSON.stringify(shadow.value, null, 2)}\n`);
-  return EXIT.ok;
+export function renderCommand(argv: readonly string[], out: Output, err: Output): Promise<number> {
+  return runCommand(err, async () => {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      out.write(renderUsage());
+      return;
+    }
+    const { nadPath, pci, identity } = valueOf(parseRenderFlags(argv));
+    let text: string;
+    try {
+      text = await readFile(nadPath, 'utf8');
+    } catch (error) {
+      throw new SriovDraError('InvalidCommandLine', `the NAD manifest ${nadPath} cannot be read: ${errorMessage(error)}`, {
+        object: { kind: 'Flag', name: '--nad' },
+        remedy: 'name an existing, readable manifest file with --nad (e.g. written by kubectl get network-attachment-definitions NAME -o yaml)',
+        cause: error,
+      });
+    }
+    const manifest = valueOf(parseNadManifest(text));
+    if (identity === null) {
+      out.write(`${valueOf(renderShadowConfig(manifest, pci)).bytes}\n`);
+      return;
+    }
+    out.write(`${JSON.stringify(valueOf(renderShadow(valueOf(storedSource(manifest)), pci, identity)), null, 2)}\n`);
+  });
 }

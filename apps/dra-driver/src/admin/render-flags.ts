@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { type Result, fail, ok } from '@sriov-dra/contract';
+import { type Result, ok } from '@sriov-dra/contract';
+import { commandLineError } from './cli-failure.ts';
 
 /** The subcommand's name on the `sriov-dra` command line. */
 export const RENDER_COMMAND = 'render';
@@ -49,13 +50,13 @@ Identity flags, all or none:
   --claim-uid UID   --pool POOL  --device DEVICE
   --interface NAME  [default ${DEFAULT_INTERFACE}]
 
-Exit status: 0 printed; 1 refused by the driver's rules (code and remedy on stderr); 2 the command line
-or the manifest file is unusable.
+Exit status: 0 printed; 1 failed: refused by the driver's rules, or the command line or the manifest file
+is unusable (one line on stderr: error code, what failed, what to do).
 `;
 }
 
 function usageError(detail: string): Result<never> {
-  return fail('InvalidComponentSetting', detail, { object: { kind: 'Command', name: RENDER_COMMAND }, remedy: `run sriov-dra ${RENDER_COMMAND} --help` });
+  return { ok: false, error: commandLineError(RENDER_COMMAND, detail) };
 }
 
 export function parseRenderFlags(argv: readonly string[]): Result<RenderFlags> {

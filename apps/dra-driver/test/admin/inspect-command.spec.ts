@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ATTACHMENT_PROTECTION_FINALIZER, DRIVER_NAME, annotations, serializeBindingAnnotation, shadowNameFor } from '@sriov-dra/contract';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { parse } from 'yaml';
 import { sriovDra } from './run-sriov-dra.ts';
 
 const NS = 'ai-workloads';
@@ -188,15 +189,30 @@ describe('sriov-dra inspect pod', () => {
       conflictingManualEntries: [`${NS}/rail-a`],
     });
 
-    const text = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', kubeconfig);
-    expect(text.stdout.split('\n')[0]).toMatch(/^CLAIM +REQUEST +DEVICE +PCI +SOURCE +SHADOW +INTERFACE +IPAM +IPS +PHASE +STATE$/);
+    const text = await sriovDra('inspect', 'pod', 'trainer-0', '-n', NS, '--kubeconfig', kubeconfig);
+    expect(text.stdout.split('\n').slice(0, 2)).toEqual([
+      expect.stringMatching(/^CLAIM +DEVICE +SHADOW +INTERFACE +IPS +STATE$/),
+      expect.stringMatching(new RegExp(`^nics +${POOL}/0000-3b-00-2 +${NS}/${attached} +net1 +192\\.0\\.2\\.14 +attached$`)),
+    ]);
     expect(text.stdout).toContain(`conflicting manual selection: ${NS}/rail-a is a managed template`);
+
+    const wide = await sriovDra('inspect', `pod/trainer-0`, '--namespace', NS, '--kubeconfig', kubeconfig, '-o', 'wide');
+    expect(wide.stdout.split('\n')[0]).toMatch(/^CLAIM +REQUEST +DEVICE +PCI +SOURCE +SHADOW +INTERFACE +IPAM +IPS +PHASE +STATE$/);
+
+    const yaml = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', kubeconfig, '-o', 'yaml');
+    expect(parse(yaml.stdout)).toEqual(JSON.parse(json.stdout));
   }, 60_000);
 
   it('refuses a missing Pod with its typed error, and a malformed target', async () => {
     const missing = await sriovDra('inspect', 'pod', `${NS}/nobody`, '--kubeconfig', kubeconfig);
-    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('ApiNotFound')]);
-    const usage = await sriovDra('inspect', 'pod', 'no-namespace');
-    expect(usage.code).toBe(2);
+    expect([missing.code, missing.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^error: ApiNotFound: Pod ai-workloads\/nobody: .* — check the name and the namespace/),
+    ]);
+    const usage = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '-n', 'elsewhere');
+    expect([usage.code, usage.stderr]).toEqual([
+      1,
+      `error: InvalidCommandLine: the Pod ${NS}/trainer-0 is in namespace ${NS}, but -n says elsewhere — see sriov-dra inspect --help\n`,
+    ]);
   }, 60_000);
 });

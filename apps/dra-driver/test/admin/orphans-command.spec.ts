@@ -127,9 +127,30 @@ describe('sriov-dra orphans', () => {
     const result = await sriovDra(...['orphans', '--node-name', 'worker-1', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig]);
     expect(result).toEqual({
       code: 0,
-      stdout: `${NS}/${orphan.metadata.name} no-checkpoint-record protected=yes terminating=no pod=${POD.uid} claim=${CLAIM_UID}\n`,
+      stdout: `NAMESPACE     NAME${' '.repeat(orphan.metadata.name.length - 4)}  REASON                PROTECTED  TERMINATING\n${NS}  ${orphan.metadata.name}  no-checkpoint-record  yes        no\n`,
       stderr: '',
     });
+    const json = await sriovDra(...['orphans', '--node-name', 'worker-1', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect(JSON.parse(json.stdout)).toEqual({
+      node: 'worker-1',
+      orphans: [
+        {
+          namespace: NS,
+          name: orphan.metadata.name,
+          uid: orphan.metadata.uid,
+          protectedByFinalizer: true,
+          terminating: false,
+          reason: 'no-checkpoint-record',
+          podUID: POD.uid,
+          claimUID: CLAIM_UID,
+          attachmentID: 'b'.repeat(64),
+        },
+      ],
+    });
+    const wide = await sriovDra(...['orphans', '--node-name', 'worker-1', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig, '-o', 'wide']);
+    expect(wide.stdout.split('\n')[1]).toMatch(new RegExp(` +${POD.uid} +${CLAIM_UID} +-$`));
+    const elsewhere = await sriovDra(...['orphans', '--node-name', 'worker-1', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig, '-n', 'default']);
+    expect(elsewhere.stdout).toBe('no orphaned shadows on node worker-1\n');
     const after = await admin.get(resourceTypes.networkAttachmentDefinition, { namespace: NS, name: orphan.metadata.name });
     expect(after.metadata.resourceVersion).toBe(orphan.metadata.resourceVersion);
   }, 60_000);
@@ -139,6 +160,6 @@ describe('sriov-dra orphans', () => {
     const missing = await sriovDra(...['orphans', '--node-name', 'worker-9', '--plugins-dir', pluginsDir, '--kubeconfig', kubeconfig]);
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('ApiNotFound')]);
     const usage = await sriovDra(...['orphans']);
-    expect([usage.code, usage.stderr]).toEqual([2, expect.stringContaining('--node-name is required')]);
+    expect([usage.code, usage.stderr]).toEqual([1, 'error: InvalidCommandLine: --node-name is required — see sriov-dra orphans --help\n']);
   }, 60_000);
 });

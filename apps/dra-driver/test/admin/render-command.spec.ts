@@ -1,5 +1,5 @@
 // `sriov-dra render` as its own process, on NAD manifest files: the rendered configuration alone, the
-// whole shadow NAD for a given identity, typed refusals (exit 1) and usage errors (exit 2). Expected
+// whole shadow NAD for a given identity, typed refusals and command-line errors (exit 1, one line each). Expected
 // outputs are written out by hand; the attachmentID and configSHA256 were computed with sha256sum
 // (the identity's canonical bytes as in libs/contract/IDENTITY.md).
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -104,7 +104,7 @@ describe('sriov-dra render', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      'UnsupportedCniTopology: NetworkAttachmentDefinition ai-workloads/legacy-net spec.config: the single plugin is "macvlan", not sriov' +
+      'error: UnsupportedCniTopology: NetworkAttachmentDefinition ai-workloads/legacy-net spec.config: the single plugin is "macvlan", not sriov' +
         ' \u2014 use a single sriov plugin, or a conflist whose first entry is sriov followed only by tuning\n',
     );
   });
@@ -114,7 +114,7 @@ describe('sriov-dra render', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      'InvalidPciAddress: "03:00.1" is not a PCI address of the form 0000:03:00.1 \u2014 use the form 0000:03:00.1 without a pci: prefix\n',
+      'error: InvalidPciAddress: "03:00.1" is not a PCI address of the form 0000:03:00.1 \u2014 use the form 0000:03:00.1 without a pci: prefix\n',
     );
   });
 
@@ -146,18 +146,28 @@ describe('sriov-dra render', () => {
       () => ['--nad', macvlanNad, '--pci', '0000:03:00.1', ...IDENTITY],
       'lacks metadata.namespace, uid or resourceVersion',
     ],
-  ])('rejects %s as a usage error, exit 2', async (_, args, detail) => {
+  ])('rejects %s, exit 1', async (_, args, detail) => {
     const run = await sriovDra('render', ...args());
-    expect(run.code).toBe(2);
+    expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(detail);
   });
 
-  it('names its subcommands and rejects an unknown one, exit 2', async () => {
+  it('rejects an unknown command in one line naming the commands, exit 1', async () => {
     const run = await sriovDra('orphan');
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('unknown command "orphan"');
-    expect(run.stderr).toContain('  render   render a source NAD for one VF');
-    expect(run.stderr).toContain('  orphans  list a node’s shadow NADs its checkpoint does not account for');
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /^error: InvalidCommandLine: unknown command "orphan" — see sriov-dra --help for the commands: render, inspect, orphans(, [a-z]+)*\n$/,
+      ),
+    });
+  });
+
+  it('names its subcommands in --help', async () => {
+    const run = await sriovDra('--help');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('  render   render a source NAD for one VF');
+    expect(run.stdout).toContain('  orphans  list a node’s shadow NADs its checkpoint does not account for');
   });
 });

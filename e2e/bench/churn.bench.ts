@@ -9,7 +9,7 @@ import type { AuditEvent } from '@sriov-dra/k8s/testing';
 import { createOneVfTemplate, createStaticNads, runChurn, workloadLeftovers, type ChurnMode } from '../src/scenarios/churn.ts';
 import { createDirectRailMapping, createPcieDeviceClasses } from '../src/scenarios/gpu-nic-pairs.ts';
 import { leftoverCount, settledLeftovers } from '../src/stack/leftovers.ts';
-import { AGENT_USERS, OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS, startStack } from '../src/stack/stack.ts';
+import { AGENT_USERS, RELEASE_NAMESPACE, startStack } from '../src/stack/stack.ts';
 
 const DEMO = fileURLToPath(new URL('../src/demo.ts', import.meta.url));
 const PODS = 50;
@@ -43,11 +43,7 @@ async function churnFigures(mode: ChurnMode): Promise<Record<string, number>> {
     const staticNads = mode === 'static' ? await createStaticNads(stack) : [];
     if (mode === 'managed') {
       await createOneVfTemplate(stack.admin);
-      await createDirectRailMapping(stack.admin, {
-        workloads: WORKLOADS,
-        policyNamespace: OPERATOR_NAMESPACE,
-        whereaboutsConfig: stack.node.whereaboutsConfig,
-      });
+      await createDirectRailMapping(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
     }
     const audit = stack.cluster.auditLog;
     if (audit === undefined) throw new Error('the stack was started without its audit log');

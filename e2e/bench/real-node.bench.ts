@@ -14,7 +14,7 @@ import { createStaticNads } from '../src/scenarios/churn.ts';
 import { createClaimTemplate } from '../src/scenarios/claim-template.ts';
 import { pairsPod, setUpPairs } from '../src/scenarios/gpu-nic-pairs.ts';
 import { leftoverCount, settledLeftovers } from '../src/stack/leftovers.ts';
-import { OPERATOR_NAMESPACE, WORKLOADS } from '../src/stack/stack.ts';
+import { WORKLOADS } from '../src/stack/stack.ts';
 
 const DEMO = fileURLToPath(new URL('../src/demo-real-node.ts', import.meta.url));
 const RUNS = 20;
@@ -60,7 +60,7 @@ async function readyTimes(stack: RealStack, pod: (name: string) => Record<string
 async function podFigures(): Promise<Record<string, number>> {
   const stack = await startRealStack();
   try {
-    await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
+    await setUpPairs(stack.admin, { whereaboutsConfig: stack.hardware.whereaboutsConfig });
     await createClaimTemplate(stack.admin, { namespace: WORKLOADS, name: GPUS_TEMPLATE }, [
       { name: 'gpu-0', deviceClassName: 'nvidia-gpu-pcie' },
       { name: 'gpu-1', deviceClassName: 'nvidia-gpu-pcie' },

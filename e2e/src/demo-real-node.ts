@@ -13,14 +13,14 @@ import { containerAddresses, deletePodAndWait, onRealNode, waitRunning } from '.
 import { pairsPod, setUpPairs } from './scenarios/gpu-nic-pairs.ts';
 import { settledLeftovers } from './stack/leftovers.ts';
 import { demoVerdict, runDemo, say } from './report/demo-run.ts';
-import { OPERATOR_NAMESPACE, WORKLOADS } from './stack/stack.ts';
+import { WORKLOADS } from './stack/stack.ts';
 
 const ADMIN_CLI = fileURLToPath(new URL('../../apps/dra-driver/src/admin/main.ts', import.meta.url));
 const POD = 'gpu-sriov-pairs-demo';
 
 async function demo(stack: RealStack): Promise<boolean> {
-  say('\n== the administrator maps each rail PF to its network template (§14.2); the workload names none');
-  await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
+  say('\n== examples/gpu-nic-pairs (§14.2): the administrator maps each rail PF to its network template; the workload names none');
+  await setUpPairs(stack.admin, { whereaboutsConfig: stack.hardware.whereaboutsConfig });
 
   say(`== creating Pod ${WORKLOADS}/${POD}: two GPU/NIC pairs matched by PCIe root, no networks annotation`);
   const created = performance.now();

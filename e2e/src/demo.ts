@@ -10,7 +10,7 @@ import { formatRows, podNetworkRows } from './report/pod-networks.ts';
 import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod } from './scenarios/gpu-nic-pairs.ts';
 import { settledLeftovers } from './stack/leftovers.ts';
 import { demoVerdict, runDemo, say } from './report/demo-run.ts';
-import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from './stack/stack.ts';
+import { type Stack, WORKLOADS, startStack } from './stack/stack.ts';
 
 const ADMIN_CLI = fileURLToPath(new URL('../../apps/dra-driver/src/admin/main.ts', import.meta.url));
 const POD = 'gpu-sriov-pairs-demo';
@@ -25,10 +25,10 @@ async function podPhase(stack: Stack): Promise<string | undefined> {
 }
 
 async function demo(stack: Stack): Promise<boolean> {
-  say('\n== the administrator maps each rail PF to its network template (§14.2); the workload names none');
+  say('\n== examples/gpu-nic-pairs (§14.2): the administrator maps each rail PF to its network template; the workload names none');
   await createPcieDeviceClasses(stack.admin);
-  await createPairsTemplate(stack.admin, WORKLOADS);
-  await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
+  await createPairsTemplate(stack.admin);
+  await createDirectRailMapping(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
 
   say(`== creating Pod ${WORKLOADS}/${POD}: two GPU/NIC pairs matched by PCIe root, no networks annotation`);
   const created = performance.now();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { createOneVfTemplate, runChurn, workloadLeftovers } from '../src/scenarios/churn.ts';
 import { createDirectRailMapping, createPcieDeviceClasses } from '../src/scenarios/gpu-nic-pairs.ts';
-import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
+import { type Stack, startStack } from '../src/stack/stack.ts';
 import { expectNothingLeft } from './pod-lifecycle.ts';
 
 const PODS = 50;
@@ -18,7 +18,7 @@ describe('50-Pod churn', () => {
     stack = await startStack();
     await createPcieDeviceClasses(stack.admin);
     await createOneVfTemplate(stack.admin);
-    await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
+    await createDirectRailMapping(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
   }, 240_000);
 
   afterAll(async () => {

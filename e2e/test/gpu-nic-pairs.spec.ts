@@ -7,7 +7,7 @@ import { type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import type { PodNetworkRow } from '../src/report/pod-networks.ts';
 import { RAILS, createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod } from '../src/scenarios/gpu-nic-pairs.ts';
 import { leftovers } from '../src/stack/leftovers.ts';
-import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
+import { type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
 import { deletePod, expectNothingLeft, expectPairsOnTheirRails, runPod } from './pod-lifecycle.ts';
 
 const POD = 'gpu-sriov-pairs-demo';
@@ -21,8 +21,8 @@ describe('two GPU/NIC pairs by PCIe root, each VF on its rail (§14.2), and noth
   beforeAll(async () => {
     stack = await startStack();
     await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
-    await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
+    await createPairsTemplate(stack.admin);
+    await createDirectRailMapping(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
   }, 240_000);
 
   afterAll(async () => {

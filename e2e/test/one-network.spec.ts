@@ -3,8 +3,7 @@
 // with it on dra0 and a host-local address of the template's subnet; deleting it returns the lease.
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createOneNetwork, oneNetworkPod } from '../src/scenarios/one-network.ts';
-import { RAIL_PFS } from '../src/stack/simulated-node.ts';
-import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
+import { type Stack, startStack } from '../src/stack/stack.ts';
 import { deletePod, expectNothingLeft, expectOneVfOnTemplate, runPod } from './pod-lifecycle.ts';
 
 describe('one network for a DeviceClass (§14.1)', () => {
@@ -13,12 +12,7 @@ describe('one network for a DeviceClass (§14.1)', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    await createOneNetwork(stack.admin, {
-      workloads: WORKLOADS,
-      policyNamespace: OPERATOR_NAMESPACE,
-      pf: RAIL_PFS[0].netdev,
-      hostLocalDir: stack.node.hostLocalDir,
-    });
+    await createOneNetwork(stack.admin, { hostLocalDir: stack.node.hostLocalDir });
   }, 240_000);
 
   afterAll(async () => {

@@ -24,7 +24,7 @@ describe('two rails through SriovNetworkNodePolicy and SriovNetwork (§14.3)', (
     stack = await startStack();
     await reportNodeState(stack.admin, OPERATOR_NAMESPACE, stack.node);
     await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
+    await createPairsTemplate(stack.admin);
   }, 240_000);
 
   afterAll(async () => {
@@ -33,7 +33,7 @@ describe('two rails through SriovNetworkNodePolicy and SriovNetwork (§14.3)', (
 
   it('generates each rail’s source NAD and attribute set from the policies, both DRAConfigurationReady', async () => {
     passed = false;
-    await createOperatorRails(stack.admin, { operatorNamespace: OPERATOR_NAMESPACE, workloads: WORKLOADS, whereaboutsConfig: stack.node.whereaboutsConfig });
+    await createOperatorRails(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
     await waitOperatorRailsReady(stack.admin, OPERATOR_NAMESPACE, () => stack.logTail());
     for (const rail of RAILS) {
       const nad = await stack.admin.get<KubeObject & { spec: { config: string } }>(resourceTypes.networkAttachmentDefinition, {

@@ -9,7 +9,7 @@ import { DRIVER_NAME } from '@sriov-dra/contract';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import { createDirectRailMapping, createPairsTemplate, createPcieDeviceClasses, pairsPod, waitForPublishedRails } from '../src/scenarios/gpu-nic-pairs.ts';
 import { leftovers } from '../src/stack/leftovers.ts';
-import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
+import { type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
 import { deletePod, expectNothingLeft, expectPairsOnTheirRails, runPod } from './pod-lifecycle.ts';
 
 describe('driver and daemon restarts mid-flight', () => {
@@ -26,8 +26,8 @@ describe('driver and daemon restarts mid-flight', () => {
   beforeAll(async () => {
     stack = await startStack();
     await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
-    await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
+    await createPairsTemplate(stack.admin);
+    await createDirectRailMapping(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
     // The driver is killed below with its devices published: the scheduler allocates from the slices alone.
     await waitForPublishedRails(stack.admin);
   }, 240_000);

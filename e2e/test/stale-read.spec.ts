@@ -30,7 +30,7 @@ import { ONE_VF_TEMPLATE, createOneVfTemplate } from '../src/scenarios/churn.ts'
 import { createDirectRailMapping, createPcieDeviceClasses, waitForPublishedRails } from '../src/scenarios/gpu-nic-pairs.ts';
 import type { SimulatedPod } from '../src/stack/kubelet-simulator.ts';
 import { targetsLocalControlPlane } from '../src/stack/cluster.ts';
-import { OPERATOR_NAMESPACE, type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
+import { type Stack, WORKLOADS, startStack } from '../src/stack/stack.ts';
 import { deletePod, expectNothingLeft } from './pod-lifecycle.ts';
 
 const DAEMON_MAIN = fileURLToPath(new URL('../../apps/multus-live-read-proxy/src/main.ts', import.meta.url));
@@ -67,7 +67,7 @@ interface Side {
     stack = await startStack({ target: { kind: 'local', audit: true } });
     await createPcieDeviceClasses(stack.admin);
     await createOneVfTemplate(stack.admin);
-    await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
+    await createDirectRailMapping(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
     await waitForPublishedRails(stack.admin);
     const apiPort = Number(new URL(stack.cluster.server).port);
     const { cni } = stack.node;

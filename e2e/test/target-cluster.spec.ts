@@ -46,8 +46,8 @@ describe('the stack on a cluster named by a kubeconfig', () => {
     passed = false;
     stack = await startStack({ target: { kind: 'kubeconfig', files: [cp.kubeconfig] } });
     await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
-    await createDirectRailMapping(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.node.whereaboutsConfig });
+    await createPairsTemplate(stack.admin);
+    await createDirectRailMapping(stack.admin, { whereaboutsConfig: stack.node.whereaboutsConfig });
     const { rows } = await runPod(stack, pairsPod('pairs-on-target'));
     expectPairsOnTheirRails(stack, rows);
     // The DaemonSet controller and the scheduler of the cluster placed nothing of the stack's elsewhere.

@@ -1,13 +1,17 @@
 // §14.3: the same two rails through the SR-IOV network operator's own objects — two SriovNetworks and two
 // SriovNetworkNodePolicies sharing one resourceName, each policy's spec.dra naming its network — from
 // which the node-policy operator generates the source NADs and the driver's DeviceAttributes and
-// SriovResourcePolicy. The node's SriovNetworkNodeState is written as the SR-IOV config daemon reports
-// the simulated inventory.
+// SriovResourcePolicy. The SriovNetworks and node policies are examples/operator-rails' files as a user
+// applies them, each Whereabouts IPAM naming the node's configuration file (the one node-specific
+// substitution). The node's SriovNetworkNodeState is written as the SR-IOV config daemon reports the
+// simulated inventory.
 import { type KubeClient, type KubeObject, type ResourceType, contentTypes, resourceTypes } from '@sriov-dra/k8s';
 import { waitFor } from '@sriov-dra/k8s/testing';
 import type { SimulatedNode } from '../stack/simulated-node.ts';
-import { DUAL_RAIL_LABEL } from '../stack/stack.ts';
+import { createManifests, exampleObjects, sriovNetworkOnNode } from './example-manifests.ts';
 import { RAILS } from './gpu-nic-pairs.ts';
+
+const EXAMPLE = 'operator-rails';
 
 const SRIOV_API = 'sriovnetwork.openshift.io/v1';
 const MELLANOX = '15b3';
@@ -42,55 +46,11 @@ export async function reportNodeState(admin: KubeClient, namespace: string, node
 }
 
 /** §14.3's SriovNetworks and node policies, in the SR-IOV network operator's namespace. */
-export async function createOperatorRails(
-  admin: KubeClient,
-  options: { readonly operatorNamespace: string; readonly workloads: string; readonly whereaboutsConfig: string },
-): Promise<void> {
-  const namespace = options.operatorNamespace;
-  for (const rail of RAILS) {
-    const ipam = {
-      type: 'whereabouts',
-      network_name: rail.network,
-      range: rail.range,
-      range_start: rail.start,
-      range_end: rail.end,
-      configuration_path: options.whereaboutsConfig,
-    };
-    await admin.create(
-      resourceTypes.sriovNetwork,
-      {
-        apiVersion: SRIOV_API,
-        kind: 'SriovNetwork',
-        metadata: { name: rail.template },
-        spec: { resourceName: 'sriov_vfs', networkNamespace: options.workloads, ipam: JSON.stringify(ipam, null, 2) },
-      },
-      { namespace },
-    );
-    await admin.create(
-      resourceTypes.sriovNetworkNodePolicy,
-      {
-        apiVersion: SRIOV_API,
-        kind: 'SriovNetworkNodePolicy',
-        metadata: { name: rail.template.replace(/-net$/, '-policy') },
-        spec: {
-          resourceName: 'sriov_vfs',
-          nodeSelector: { [DUAL_RAIL_LABEL]: 'true' },
-          priority: 99,
-          numVfs: 8,
-          nicSelector: { vendor: MELLANOX, pfNames: [rail.pf] },
-          deviceType: 'netdevice',
-          linkType: 'eth',
-          dra: {
-            attributes: {
-              'sriovnetwork.openshift.io/sriovNetworkName': { string: rail.template },
-              'sriovnetwork.openshift.io/sriovNetworkNamespace': { string: namespace },
-            },
-          },
-        },
-      },
-      { namespace },
-    );
-  }
+export async function createOperatorRails(admin: KubeClient, options: { readonly whereaboutsConfig: string }): Promise<void> {
+  await createManifests(admin, [
+    ...exampleObjects(EXAMPLE, 'SriovNetwork').map((network) => sriovNetworkOnNode(network, options.whereaboutsConfig)),
+    ...exampleObjects(EXAMPLE, 'SriovNetworkNodePolicy'),
+  ]);
 }
 
 /** Waits for what §14.3 says to verify before starting the workload: both policies' DRAConfigurationReady and both networks' Ready. */

@@ -9,7 +9,7 @@ import { type RealStack, startRealStack } from '../../src/real-node/real-stack.t
 import { componentPods, deletePodAndWait, onRealNode, waitRunning } from '../../src/real-node/workload.ts';
 import { ONE_VF_TEMPLATE, createOneVfTemplate } from '../../src/scenarios/churn.ts';
 import { pairsPod, setUpPairs } from '../../src/scenarios/gpu-nic-pairs.ts';
-import { DUAL_RAIL_LABEL, OPERATOR_NAMESPACE, RELEASE_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
+import { DUAL_RAIL_LABEL, RELEASE_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
 import {
   attachmentsOf,
   deleteWorkloadPods,
@@ -55,7 +55,7 @@ describe('workloads on a real node while the chart’s node components are repla
 
   beforeAll(async () => {
     stack = await startRealStack({ log: (line) => process.stderr.write(`${line}\n`) });
-    await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
+    await setUpPairs(stack.admin, { whereaboutsConfig: stack.hardware.whereaboutsConfig });
     await createOneVfTemplate(stack.admin);
   }, 600_000);
 

@@ -7,7 +7,7 @@ import { RAILS, pairsPod, setUpPairs } from '../../src/scenarios/gpu-nic-pairs.t
 import { podNetworkRows } from '../../src/report/pod-networks.ts';
 import { type RealStack, startRealStack } from '../../src/real-node/real-stack.ts';
 import { containerAddresses, deletePodAndWait, onRealNode, waitRunning } from '../../src/real-node/workload.ts';
-import { OPERATOR_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
+import { WORKLOADS } from '../../src/stack/stack.ts';
 
 const POD = 'gpu-sriov-pairs-demo';
 
@@ -17,7 +17,7 @@ describe('§14.2 on a real node: kubelet + containerd run the chart’s images a
 
   beforeAll(async () => {
     stack = await startRealStack({ log: (line) => process.stderr.write(`${line}\n`) });
-    await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
+    await setUpPairs(stack.admin, { whereaboutsConfig: stack.hardware.whereaboutsConfig });
   }, 600_000);
 
   afterAll(async () => {

@@ -11,7 +11,6 @@ import { deletePodAndWait } from '../../src/real-node/workload.ts';
 import { RAILS, createPairsTemplate, createPcieDeviceClasses, pairsPod, waitForPublishedRails } from '../../src/scenarios/gpu-nic-pairs.ts';
 import { ONE_NETWORK, createOneNetwork, oneNetworkPod } from '../../src/scenarios/one-network.ts';
 import { createOperatorRails, defaultPolicyRefusal, reportNodeState, waitOperatorRailsReady } from '../../src/scenarios/operator-rails.ts';
-import { RAIL_PFS } from '../../src/stack/simulated-node.ts';
 import { OPERATOR_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
 import { expectOneVfOnTemplate } from '../pod-lifecycle.ts';
 import { deleteWorkloadPods, expectNothingLeft, expectPairsOnTheirRails, runOnRealNode } from './real-pod.ts';
@@ -48,12 +47,7 @@ describe('§14.1 and §14.3 on a real node', () => {
 
   it('§14.1: the allocated VF of the advertised PF on dra0, the container showing its host-local address on the template’s subnet', async () => {
     passed = false;
-    await createOneNetwork(stack.admin, {
-      workloads: WORKLOADS,
-      policyNamespace: OPERATOR_NAMESPACE,
-      pf: RAIL_PFS[0].netdev,
-      hostLocalDir: stack.hardware.hostLocalDir,
-    });
+    await createOneNetwork(stack.admin, { hostLocalDir: stack.hardware.hostLocalDir });
     const rows = await runOnRealNode(stack, promptlyDeleted(oneNetworkPod('one-vf')));
     await expectOneVfOnTemplate(stack.admin, rows, stack.hardware);
 
@@ -80,12 +74,8 @@ describe('§14.1 and §14.3 on a real node', () => {
     );
     await reportNodeState(stack.admin, OPERATOR_NAMESPACE, stack.hardware);
     await createPcieDeviceClasses(stack.admin);
-    await createPairsTemplate(stack.admin, WORKLOADS);
-    await createOperatorRails(stack.admin, {
-      operatorNamespace: OPERATOR_NAMESPACE,
-      workloads: WORKLOADS,
-      whereaboutsConfig: stack.hardware.whereaboutsConfig,
-    });
+    await createPairsTemplate(stack.admin);
+    await createOperatorRails(stack.admin, { whereaboutsConfig: stack.hardware.whereaboutsConfig });
     await waitOperatorRailsReady(stack.admin, OPERATOR_NAMESPACE, () => stack.logTail());
     for (const rail of RAILS) {
       const nad = await stack.admin.get<KubeObject & { spec: { config: string } }>(resourceTypes.networkAttachmentDefinition, {

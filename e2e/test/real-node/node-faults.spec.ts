@@ -13,7 +13,7 @@ import { podSandboxes, runningSandbox } from '../../src/real-node/sandbox.ts';
 import { deletePodAndWait } from '../../src/real-node/workload.ts';
 import { pairsPod, setUpPairs, waitForPublishedRails } from '../../src/scenarios/gpu-nic-pairs.ts';
 import { leftovers } from '../../src/stack/leftovers.ts';
-import { OPERATOR_NAMESPACE, WORKLOADS } from '../../src/stack/stack.ts';
+import { WORKLOADS } from '../../src/stack/stack.ts';
 import { attachmentsOf, containerOf, deleteWorkloadPods, expectNothingLeft, expectPairsOnTheirRails, rowsOf, runOnRealNode } from './real-pod.ts';
 
 /** The UIDs of the SR-IOV driver's ResourceSlices. */
@@ -48,7 +48,7 @@ describe('§14.2’s Pod through sandbox, kubelet and containerd faults on a rea
 
   beforeAll(async () => {
     stack = await startRealStack({ log: (line) => process.stderr.write(`${line}\n`) });
-    await setUpPairs(stack.admin, { workloads: WORKLOADS, policyNamespace: OPERATOR_NAMESPACE, whereaboutsConfig: stack.hardware.whereaboutsConfig });
+    await setUpPairs(stack.admin, { whereaboutsConfig: stack.hardware.whereaboutsConfig });
   }, 600_000);
 
   afterEach(async () => {

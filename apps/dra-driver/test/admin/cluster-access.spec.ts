@@ -1,0 +1,139 @@
+// An administrator's kubeconfig as kubectl reads it, against a real API server: the cluster's proxy-url
+// through an HTTP CONNECT proxy started here, impersonation from the user entry and from --as/--as-group,
+// --context, and the namespace a context names.
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
+import { type ControlPlane, createNamespace, startControlPlane } from '@sriov-dra/k8s/testing';
+import { parse, stringify } from 'yaml';
+import { sriovDra } from './run-sriov-dra.ts';
+
+jest.setTimeout(60_000);
+
+const NS = 'ai-workloads';
+
+let cp: ControlPlane;
+let admin: KubeClient;
+/** The admin's kubeconfig (system:masters, allowed to impersonate), parsed. */
+let base: {
+  clusters: { cluster: Record<string, unknown> }[];
+  users: { user: Record<string, unknown> }[];
+  contexts: { name: string; context: Record<string, unknown> }[];
+};
+let proxy: Server;
+let proxyPort: number;
+/** The host:port of every CONNECT the proxy tunnelled. */
+const tunnelled: string[] = [];
+
+function kubeconfig(name: string, edit: (config: typeof base) => void): string {
+  const config = structuredClone(base);
+  edit(config);
+  const path = join(cp.dir, `${name}.kubeconfig`);
+  writeFileSync(path, stringify(config), { mode: 0o600 });
+  return path;
+}
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  admin = cp.adminClient;
+  await createNamespace(admin, NS);
+  await admin.create(
+    resourceTypes.pod,
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'trainer-0', namespace: NS }, spec: { containers: [{ name: 'c', image: 'registry.invalid/c' }] } },
+    { namespace: NS },
+  );
+  base = parse(readFileSync(cp.kubeconfigFor('admin', { groups: ['system:masters'] }), 'utf8')) as typeof base;
+  proxy = createHttpServer((_request, response) => {
+    response.writeHead(405).end();
+  });
+  proxy.on('connect', (request, client, head) => {
+    const target = request.url ?? '';
+    tunnelled.push(target);
+    const [host = '', port = ''] = target.split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const address = proxy.address();
+  if (address === null || typeof address === 'string') throw new Error('no proxy address');
+  proxyPort = address.port;
+}, 120_000);
+
+afterAll(async () => {
+  proxy.closeAllConnections();
+  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await cp.stop();
+});
+
+const HEADER = /^CLAIM +DEVICE +SHADOW +INTERFACE +IPS +STATE\n$/;
+
+describe('sriov-dra with an administrator kubeconfig', () => {
+  it('reaches the server through the cluster’s proxy-url, tunnelled with CONNECT', async () => {
+    const path = kubeconfig('proxied', (config) => {
+      config.clusters[0]!.cluster['proxy-url'] = `http://127.0.0.1:${proxyPort}`;
+    });
+    const run = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path);
+    expect(run).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
+    expect(tunnelled).toEqual([new URL(cp.server).host]);
+  });
+
+  it('acts as the kubeconfig user’s as and as-groups, and as --as/--as-group override them', async () => {
+    const path = kubeconfig('impersonating', (config) => {
+      config.users[0]!.user['as'] = 'alice';
+      config.users[0]!.user['as-groups'] = ['ops'];
+    });
+    const asAlice = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path);
+    expect([asAlice.code, asAlice.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^error: ApiForbidden: Pod ai-workloads\/trainer-0: .*User "alice" cannot get resource "pods"/),
+    ]);
+    const asBob = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path, '--as', 'bob');
+    expect(asBob.stderr).toMatch(/User "bob" cannot get resource "pods"/);
+    const asMaster = await sriovDra(
+      'inspect',
+      'pod',
+      `${NS}/trainer-0`,
+      '--kubeconfig',
+      path,
+      '--as',
+      'carol',
+      '--as-group',
+      'ops',
+      '--as-group',
+      'system:masters',
+    );
+    expect(asMaster).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
+  });
+
+  it('uses the context --context names, and that context’s namespace when -n is not given', async () => {
+    const path = kubeconfig('contexts', (config) => {
+      const [context] = config.contexts;
+      config.contexts = [
+        { name: 'elsewhere', context: { ...context!.context, cluster: 'nowhere' } },
+        { name: 'workloads', context: { ...context!.context, namespace: NS } },
+      ];
+      config.clusters.push({
+        ...config.clusters[0]!,
+        name: 'nowhere',
+        cluster: { ...config.clusters[0]!.cluster, server: 'https://127.0.0.1:1' },
+      } as (typeof config.clusters)[number]);
+      (config as unknown as Record<string, unknown>)['current-context'] = 'elsewhere';
+    });
+    const run = await sriovDra('inspect', 'pod', 'trainer-0', '--kubeconfig', path, '--context', 'workloads');
+    expect(run).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
+    const current = await sriovDra('inspect', 'pod', 'trainer-0', '--kubeconfig', path);
+    expect([current.code, current.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^error: ApiUnavailable: .*server https:\/\/127\.0\.0\.1:1 \(context "elsewhere"\) did not answer/),
+    ]);
+  });
+});

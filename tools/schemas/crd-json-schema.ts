@@ -104,16 +104,29 @@ function convert(node: OpenApiNode, path: string, closed: readonly string[]): Js
   return out;
 }
 
-// The API server fills metadata's schema in itself (a CRD may declare only its type); these are the fields an
-// editor most often needs, and the rest of ObjectMeta stays allowed.
+// The API server fills metadata's schema in itself (a CRD may declare only its type): ObjectMeta's fields,
+// closed as strict field validation closes them, so that a misspelt `lables` is marked too.
+const stringMap = (description: string): JsonSchema => ({ description, type: 'object', additionalProperties: { type: 'string' } });
 const METADATA: JsonSchema = {
-  description: 'Standard object metadata: name, namespace, labels, annotations ...',
+  description: 'Standard object metadata.',
   type: 'object',
+  additionalProperties: false,
   properties: {
     name: { description: 'The object name, unique in its namespace: a DNS subdomain of at most 253 characters.', type: 'string', maxLength: 253 },
-    namespace: { description: 'The namespace of the object.', type: 'string', maxLength: 63 },
-    labels: { description: 'Labels: key to value, which selectors match.', type: 'object', additionalProperties: { type: 'string' } },
-    annotations: { description: 'Annotations: key to value, not used for selection.', type: 'object', additionalProperties: { type: 'string' } },
+    generateName: { description: 'A prefix the API server completes into a unique name when name is empty.', type: 'string' },
+    namespace: { description: 'The namespace of the object; kubectl -n or the context namespace when absent.', type: 'string', maxLength: 63 },
+    labels: stringMap('Labels: key to value, which selectors match.'),
+    annotations: stringMap('Annotations: key to value, not used for selection.'),
+    finalizers: { description: 'Finalizers that hold deletion until their controllers remove them.', type: 'array', items: { type: 'string' } },
+    ownerReferences: { description: 'Objects this object depends on, for garbage collection.', type: 'array', items: { type: 'object' } },
+    uid: { description: 'Set by the API server.', type: 'string' },
+    resourceVersion: { description: 'Set by the API server; an update carrying it fails when the object changed since.', type: 'string' },
+    generation: { description: 'Set by the API server: incremented on every change of the spec.', type: 'integer' },
+    creationTimestamp: { description: 'Set by the API server.', type: ['string', 'null'] },
+    deletionTimestamp: { description: 'Set by the API server when deletion was requested.', type: 'string' },
+    deletionGracePeriodSeconds: { description: 'Set by the API server.', type: 'integer' },
+    managedFields: { description: 'Set by the API server: which field manager owns which fields.', type: 'array', items: { type: 'object' } },
+    selfLink: { description: 'Deprecated; never set.', type: 'string' },
   },
 };
 

@@ -243,8 +243,8 @@ describe('the node driver with managed attachment on a real control plane with t
         .map((entry) => [entry['device'], entry['networkData']]);
     await waitFor('the claim to report both VFs’ networks', async () => (await networkData()).every(([, data]) => data !== undefined), { timeoutMs: 20_000 });
     expect(await networkData()).toEqual([
-      ['0000-3b-00-2', { interfaceName: 'dra0', ips: ['192.0.2.10/32'], hardwareAddress: '0a:58:c0:00:02:00' }],
-      ['0000-3b-00-3', { interfaceName: 'dra1', ips: ['192.0.2.11/32'], hardwareAddress: '0a:58:c0:00:02:01' }],
+      ['0000-3b-00-2', { interfaceName: 'dra0', ips: ['192.0.2.10/24'], hardwareAddress: '0a:58:c0:00:02:00' }],
+      ['0000-3b-00-3', { interfaceName: 'dra1', ips: ['192.0.2.11/24'], hardwareAddress: '0a:58:c0:00:02:01' }],
     ]);
     finished += 1;
   }, 60_000);

@@ -1,8 +1,8 @@
-import { isIPv4, isIPv6 } from 'node:net';
 import { jsonEqualIgnoringKeyOrder } from '@sriov-dra/contract';
 import { type JsonPatchOp, type KubeClient, type KubeObject, type ObjectIdentity, type ObjectLocation, patchGuarded, resourceTypes } from '@sriov-dra/k8s';
 import { z } from 'zod';
 import type { AllocatedDeviceStatus } from '../device/claim-device-status.ts';
+import { addressWithPrefix } from './ipam-prefix.ts';
 
 /** The Multus network-status annotation the Pod carries after CNI ADD (what Multus wrote, trusted for nothing). */
 export const NETWORK_STATUS_ANNOTATION = 'k8s.v1.cni.cncf.io/network-status';
@@ -21,6 +21,8 @@ export interface ManagedDevice {
   readonly pool: string;
   readonly device: string;
   readonly shadow: { readonly namespace: string; readonly name: string };
+  /** The shadow's frozen CNI configuration: its IPAM tells each reported address's prefix. */
+  readonly renderedConfig: string;
 }
 
 /** AllocatedDeviceStatus limits of resource.k8s.io/v1 that the API server enforces. */
@@ -29,22 +31,11 @@ const MAX_INTERFACE_NAME = 256;
 const MAX_HARDWARE_ADDRESS = 128;
 
 /**
- * Multus reports bare addresses; the claim's networkData wants CIDRs. The prefix length is not in the
- * report, so each address is given as a host route (/32, /128): exact about the address, silent about the
- * subnet, rather than guessing the rail's mask.
- */
-function hostCidr(address: string): string | undefined {
-  if (isIPv4(address)) return `${address}/32`;
-  if (isIPv6(address)) return `${address}/128`;
-  return undefined;
-}
-
-/**
  * The `status.devices` entries (KEP-4817) this driver writes for its managed devices once Multus has
  * attached them: interface name, addresses and MAC from the Pod's network-status entry of the device's
- * shadow, with Ready and NetworkReady conditions. A device Multus has not reported yet gets no entry
- * (nothing is claimed before it is true); an unreadable annotation gives none. Diagnostic only (§6.4):
- * nothing waits on it.
+ * shadow (each address with the prefix of the shadow's IPAM, ipam-prefix.ts), with Ready and
+ * NetworkReady conditions. A device Multus has not reported yet gets no entry (nothing is claimed before
+ * it is true); an unreadable annotation gives none. Diagnostic only (§6.4): nothing waits on it.
  */
 export function networkStatusEntries(
   driverName: string,
@@ -66,8 +57,9 @@ export function networkStatusEntries(
   return devices.flatMap((device) => {
     const reported = byName.get(`${device.shadow.namespace}/${device.shadow.name}`);
     if (reported === undefined) return [];
+    // Multus reports bare addresses; networkData wants CIDRs, the prefix from the shadow's IPAM.
     const ips = (reported.ips ?? []).flatMap((address) => {
-      const cidr = hostCidr(address);
+      const cidr = addressWithPrefix(address, device.renderedConfig);
       return cidr === undefined ? [] : [cidr];
     });
     const networkData = {

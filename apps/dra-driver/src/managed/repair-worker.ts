@@ -317,7 +317,7 @@ export class RepairWorker {
   async #reportNetworkStatus(record: ClaimRecord, pod: Pod, claim: ResourceClaim | undefined, result: PassTally): Promise<boolean> {
     const devices = managedBindingsOf(record)
       .filter((binding) => binding.phase === 'Ready')
-      .map((binding) => ({ pool: binding.pool, device: binding.device, shadow: binding.shadow }));
+      .map((binding) => ({ pool: binding.pool, device: binding.device, shadow: binding.shadow, renderedConfig: binding.renderedConfig }));
     const reports = networkStatusEntries(this.#options.driverName, pod.metadata.annotations?.[NETWORK_STATUS_ANNOTATION], devices, new Date());
     if (claim === undefined) return false;
     // The claim schema leaves status.devices undecoded: every entry is other drivers' as much as ours.

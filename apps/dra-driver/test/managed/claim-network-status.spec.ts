@@ -65,6 +65,15 @@ async function allocatedClaim(): Promise<Claim> {
     .then(() => admin.get<Claim>(resourceTypes.resourceClaim, { namespace: NS, name: claim.metadata.name }));
 }
 
+// The shadow's frozen configuration: its host-local ranges give the reported addresses their prefixes.
+const RENDERED = JSON.stringify({
+  cniVersion: '1.0.0',
+  name: 'rail-a',
+  type: 'sriov',
+  deviceID: '0000:3b:00.2',
+  ipam: { type: 'host-local', ranges: [[{ subnet: '192.0.2.0/24' }], [{ subnet: '2001:db8::/64' }]] },
+});
+
 const NETWORK_STATUS = JSON.stringify([
   { name: 'ovn-kubernetes', interface: 'eth0', ips: ['10.128.0.12'], default: true },
   { name: `${NS}/sriov-dra-aaaa`, interface: 'net1', ips: ['192.0.2.14', '2001:db8::14'], mac: '02:00:00:00:00:01' },
@@ -77,9 +86,9 @@ describe('claim network status', () => {
       DRIVER_NAME,
       NETWORK_STATUS,
       [
-        { pool: POOL, device: '0000-3b-00-2', shadow: { namespace: NS, name: 'sriov-dra-aaaa' } },
+        { pool: POOL, device: '0000-3b-00-2', shadow: { namespace: NS, name: 'sriov-dra-aaaa' }, renderedConfig: RENDERED },
         // Not attached yet: no entry, nothing claimed before it is true.
-        { pool: POOL, device: '0000-3b-00-3', shadow: { namespace: NS, name: 'sriov-dra-bbbb' } },
+        { pool: POOL, device: '0000-3b-00-3', shadow: { namespace: NS, name: 'sriov-dra-bbbb' }, renderedConfig: RENDERED },
       ],
       NOW,
     );
@@ -109,21 +118,21 @@ describe('claim network status', () => {
             lastTransitionTime: '2026-11-30T12:00:00Z',
           },
         ],
-        networkData: { interfaceName: 'net1', ips: ['192.0.2.14/32', '2001:db8::14/128'], hardwareAddress: '02:00:00:00:00:01' },
+        networkData: { interfaceName: 'net1', ips: ['192.0.2.14/24', '2001:db8::14/64'], hardwareAddress: '02:00:00:00:00:01' },
       },
     ]);
     // A later report of the same facts keeps lastTransitionTime and writes nothing.
     const later = networkStatusEntries(
       DRIVER_NAME,
       NETWORK_STATUS,
-      [{ pool: POOL, device: '0000-3b-00-2', shadow: { namespace: NS, name: 'sriov-dra-aaaa' } }],
+      [{ pool: POOL, device: '0000-3b-00-2', shadow: { namespace: NS, name: 'sriov-dra-aaaa' }, renderedConfig: RENDERED }],
       new Date('2026-11-30T13:00:00Z'),
     );
     await expect(writeClaimNetworkStatus(admin, at, later)).resolves.toBe(false);
   }, 30_000);
 
   it('reports nothing from a missing or unreadable network-status', () => {
-    const devices = [{ pool: POOL, device: '0000-3b-00-2', shadow: { namespace: NS, name: 'sriov-dra-aaaa' } }];
+    const devices = [{ pool: POOL, device: '0000-3b-00-2', shadow: { namespace: NS, name: 'sriov-dra-aaaa' }, renderedConfig: RENDERED }];
     expect(networkStatusEntries(DRIVER_NAME, undefined, devices, NOW)).toEqual([]);
     expect(networkStatusEntries(DRIVER_NAME, '{"name":', devices, NOW)).toEqual([]);
     expect(networkStatusEntries(DRIVER_NAME, '[{"interface":"net1"}]', devices, NOW)).toEqual([]);

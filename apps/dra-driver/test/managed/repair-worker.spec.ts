@@ -258,7 +258,7 @@ describe('repair worker', () => {
       name: ref.name,
     });
     expect(claim.status?.devices?.map((entry) => [entry['device'], entry['networkData']])).toEqual([
-      [DEVICES[0], { interfaceName: 'dra0', ips: ['192.0.2.10/32'], hardwareAddress: '0a:58:c0:00:02:0a' }],
+      [DEVICES[0], { interfaceName: 'dra0', ips: ['192.0.2.10/24'], hardwareAddress: '0a:58:c0:00:02:0a' }],
     ]);
     // Said once: the next pass finds the claim saying it already.
     expect((await (await host.repairWorker()).pass()).statusWritten).toBe(0);

@@ -104,7 +104,7 @@ export function driverFlagsUsage(): string {
     const fallback = spec.fallback === undefined ? '' : ` (default ${spec.fallback})`;
     return `  --${name}${source}\n      ${spec.help}${fallback}`;
   });
-  return `Usage: dra-driver [flags]\n\nA flag overrides its environment variable.\n\n${lines.join('\n')}\n`;
+  return `Usage: dra-driver [flags]\n       dra-driver --version   (prints the release and source commit)\n\nA flag overrides its environment variable.\n\n${lines.join('\n')}\n`;
 }
 
 /** True when the command line asks for the flag list. */

@@ -1,11 +1,17 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
-import { DEFAULT_LOG_LEVEL, exitOnStartupFailure } from '@sriov-dra/k8s';
+import { DEFAULT_LOG_LEVEL, VERSION_FLAG, buildIdentity, exitOnStartupFailure, versionLine } from '@sriov-dra/k8s';
 import { type Driver, startDriver } from './driver.ts';
 import { driverFlagsUsage, parseDriverFlags, wantsHelp } from './driver-flags.ts';
+import { PACKAGE_DIR } from './package-dir.ts';
 
 /** Exit status for a bad command line or environment, as for a usage error. */
 const EXIT_CONFIG = 2;
+
+if (process.argv[2] === VERSION_FLAG) {
+  process.stdout.write(versionLine('sriov-dra-driver', await buildIdentity(PACKAGE_DIR, process.env)));
+  process.exit(0);
+}
 
 if (wantsHelp(process.argv.slice(2))) {
   process.stdout.write(driverFlagsUsage());

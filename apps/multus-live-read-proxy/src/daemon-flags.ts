@@ -49,7 +49,7 @@ export function daemonFlagsUsage(): string {
     const fallback = spec.fallback === undefined ? '' : ` [default ${spec.fallback}]`;
     return `  --${name}${env}${fallback}\n      ${spec.help}`;
   });
-  return `Usage: multus-live-read-proxy [flags]\n       multus-live-read-proxy preflight [flags]   (checks the node; preflight --help)\n\n${lines.join('\n')}\n`;
+  return `Usage: multus-live-read-proxy [flags]\n       multus-live-read-proxy preflight [flags]   (checks the node; preflight --help)\n       multus-live-read-proxy --version           (prints the release and source commit)\n\n${lines.join('\n')}\n`;
 }
 
 export function wantsHelp(argv: readonly string[]): boolean {

@@ -1,11 +1,12 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=2 --optimize-for-size --no-sparkplug --no-maglev --no-turbofan
 import { pino } from 'pino';
-import { DEFAULT_LOG_LEVEL, exitOnStartupFailure, serviceKubeClient } from '@sriov-dra/k8s';
+import { DEFAULT_LOG_LEVEL, VERSION_FLAG, buildIdentity, exitOnStartupFailure, serviceKubeClient, versionLine } from '@sriov-dra/k8s';
 import { RUN_COMMAND, parseRunFlags, runUsage } from './cli/run-flags.ts';
 import { crdsCommand } from './crds/crds-command.ts';
 import { checkDraSchemasAtStart, podTerminationLog } from './crds/dra-schema-check.ts';
 import { CRDS_COMMAND } from './crds/crds-flags.ts';
 import { startOperator } from './operator.ts';
+import { PACKAGE_DIR } from './package-dir.ts';
 import { VALIDATE_COMMAND } from './validate/validate-flags.ts';
 import { validateCommand } from './validate/validate-command.ts';
 import { WEBHOOK_COMMAND, parseWebhookFlags, webhookUsage } from './webhook/webhook-flags.ts';
@@ -23,6 +24,7 @@ const USAGE = `Usage: node-policy-operator <command> [flags]
   ${WEBHOOK_CERTIFICATES_COMMAND}   set up the webhook's serving certificate and caBundle (${WEBHOOK_CERTIFICATES_COMMAND} --help)
   ${VALIDATE_COMMAND}   check manifests offline with the webhook's rules (${VALIDATE_COMMAND} --help)
   ${CRDS_COMMAND} apply  install the CRDs other projects own, or add spec.dra to installed ones (${CRDS_COMMAND} apply --help)
+  ${VERSION_FLAG}  print the release and source commit
 `;
 
 const wantsHelp = (argv: readonly string[]): boolean => argv.includes('--help') || argv.includes('-h');
@@ -106,7 +108,10 @@ async function setUpCertificates(args: readonly string[]): Promise<void> {
 }
 
 const [command, ...args] = process.argv.slice(2);
-if (command === VALIDATE_COMMAND) {
+if (command === VERSION_FLAG) {
+  process.stdout.write(versionLine('node-policy-operator', await buildIdentity(PACKAGE_DIR, process.env)));
+  process.exit(0);
+} else if (command === VALIDATE_COMMAND) {
   process.exit(await validateCommand(args, process.stdout, process.stderr));
 } else if (command === CRDS_COMMAND) {
   process.exit(await crdsCommand(args, process.stdout, process.stderr));

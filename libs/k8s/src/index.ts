@@ -21,3 +21,4 @@ export * from './log-level.ts';
 export * from './listen-error.ts';
 export * from './startup-failure.ts';
 export * from './service-client.ts';
+export * from './build-identity.ts';

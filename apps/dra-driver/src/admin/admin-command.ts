@@ -1,5 +1,7 @@
 import { SriovDraError } from '@sriov-dra/contract';
 import { failureLine } from './cli-failure.ts';
+import { VERSION_FLAG, buildIdentity, versionLine } from '@sriov-dra/k8s';
+import { PACKAGE_DIR } from '../package-dir.ts';
 import { EXIT, type Output } from './command-io.ts';
 import { INSPECT_COMMAND, inspectCommand } from './inspect-command.ts';
 import { ORPHANS_COMMAND, orphansCommand } from './orphans-command.ts';
@@ -24,14 +26,18 @@ export const ADMIN_COMMANDS: readonly string[] = Object.keys(SUBCOMMANDS);
 function usage(): string {
   const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
   const lines = Object.entries(SUBCOMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary} (${name} --help)`);
-  return `Usage: sriov-dra <command> [flags]\n\n${lines.join('\n')}\n`;
+  return `Usage: sriov-dra <command> [flags]\n       sriov-dra ${VERSION_FLAG}   (prints the release and source commit)\n\n${lines.join('\n')}\n`;
 }
 
 /** `sriov-dra <command> …`: runs one subcommand and returns the process exit status. */
-export async function runAdminCommand(argv: readonly string[], out: Output, err: Output): Promise<number> {
+export async function runAdminCommand(argv: readonly string[], out: Output, err: Output, env: Readonly<Record<string, string | undefined>>): Promise<number> {
   const [name, ...args] = argv;
   const command = name === undefined || !Object.hasOwn(SUBCOMMANDS, name) ? undefined : SUBCOMMANDS[name];
   if (command !== undefined) return command.run(args, out, err);
+  if (name === VERSION_FLAG) {
+    out.write(versionLine('sriov-dra', await buildIdentity(PACKAGE_DIR, env)));
+    return EXIT.ok;
+  }
   if (name === '--help' || name === '-h') {
     out.write(usage());
     return EXIT.ok;

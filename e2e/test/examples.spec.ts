@@ -2,7 +2,8 @@
 // `apply --dry-run=server --validate=strict` against a real API server that has the CRDs an installation
 // has (`crds apply`'s and the chart's), so that a field the API server or one of the CRD schemas refuses
 // — a misspelt one included — fails here. Only what later files need to exist is created for real: the
-// operator namespace (the chart's installation needs it first) and each example's namespace file.
+// operator namespace (the chart's installation needs it first) and each example's namespace file. The
+// editor schemas the files' modelines name must exist and accept them too.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isApiError, resourceTypes } from '@sriov-dra/k8s';
 import { applyUpstreamOwnedCrds, crdsApplySucceeded, formatCrdsReport } from '@sriov-dra/node-policy-operator';
 import { type ControlPlane, controlPlaneBinaries, createNamespace, installCrdObjects, readCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import { parse, parseAllDocuments } from 'yaml';
 import { EXAMPLES_DIR, type ExampleName, exampleFiles } from '../src/scenarios/example-manifests.ts';
 import { OPERATOR_NAMESPACE } from '../src/stack/stack.ts';
@@ -118,6 +121,28 @@ describe('examples/ applied in order by kubectl with a server-side dry run and s
         }),
     );
     expect(missing).toEqual([]);
+  });
+
+  it.each(EXAMPLES)('%s: every document of this project’s kinds passes the schema its modeline names, as an editor checks it', (example) => {
+    const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
+    addFormats.default(ajv);
+    const compiled = new Map<string, ValidateFunction>();
+    const refusals = exampleFiles(example).flatMap((file) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split(/^---\n/m)
+        .flatMap((text) => {
+          const named = MODELINE.exec(text.split('\n')[0] ?? '')?.[1];
+          if (named === undefined) return [];
+          const schemaFile = path.resolve(path.dirname(file), named);
+          const validate = compiled.get(schemaFile) ?? ajv.compile(JSON.parse(fs.readFileSync(schemaFile, 'utf8')) as object);
+          compiled.set(schemaFile, validate);
+          const document = parse(text) as { kind: string; metadata: { name: string } };
+          const label = `${path.basename(file)} ${document.kind} ${document.metadata.name}`;
+          return validate(document) ? [] : [`${label}: ${ajv.errorsText(validate.errors)}`];
+        }),
+    );
+    expect(refusals).toEqual([]);
   });
 
   it('gives §14.3 the workload files of §14.2 unchanged, as the spec retains them', () => {

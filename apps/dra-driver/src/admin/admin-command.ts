@@ -1,12 +1,13 @@
 import { SriovDraError } from '@sriov-dra/contract';
-import { failureLine } from './cli-failure.ts';
 import { VERSION_FLAG, buildIdentity, versionLine } from '@sriov-dra/k8s';
 import { PACKAGE_DIR } from '../package-dir.ts';
+import { failureLine } from './cli-failure.ts';
 import { EXIT, type Output } from './command-io.ts';
 import { INSPECT_COMMAND, inspectCommand } from './inspect-command.ts';
 import { ORPHANS_COMMAND, orphansCommand } from './orphans-command.ts';
 import { renderCommand } from './render-command.ts';
 import { RENDER_COMMAND } from './render-flags.ts';
+import { STATUS_COMMAND, statusCommand } from './status-command.ts';
 
 interface Subcommand {
   readonly summary: string;
@@ -18,6 +19,7 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
   [RENDER_COMMAND]: { summary: 'render a source NAD for one VF: the shadow configuration or the whole shadow NAD', run: renderCommand },
   [INSPECT_COMMAND]: { summary: 'show a Pod’s managed networks: claim, device, template, shadow, interface, addresses, state', run: inspectCommand },
   [ORPHANS_COMMAND]: { summary: 'list a node’s shadow NADs its checkpoint does not account for (dry run)', run: orphansCommand },
+  [STATUS_COMMAND]: { summary: 'per node and in total: driver ready, VFs published, allocated, managed, bindings by state, orphans', run: statusCommand },
 };
 
 /** The registered command names, in --help order. */

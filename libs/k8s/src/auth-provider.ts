@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { SriovDraError } from '@sriov-dra/contract';
 import { z } from 'zod';
@@ -97,9 +98,9 @@ class OidcToken implements Credentials {
     const { 'idp-issuer-url': issuer = '', 'client-id': clientID = '', 'client-secret': secret = '' } = this.config;
     const refreshToken = this.refreshToken;
     if (refreshToken === undefined) throw this.failure('the oidc id-token has expired and there is no refresh-token to renew it');
-    const caData = this.config['idp-certificate-authority-data'];
-    const ca = caData === undefined ? undefined : Buffer.from(caData, 'base64');
+    const { 'idp-certificate-authority-data': caData, 'idp-certificate-authority': caFile } = this.config;
     try {
+      const ca = caData !== undefined ? Buffer.from(caData, 'base64') : caFile !== undefined ? readFileSync(caFile) : undefined;
       const discovery = discoverySchema.parse(await exchange(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, ca));
       const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString();
       const authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientID)}:${encodeURIComponent(secret)}`).toString('base64')}`;

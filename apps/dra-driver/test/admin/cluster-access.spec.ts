@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
-import { type ControlPlane, createNamespace, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type AuditEvent, type ControlPlane, createNamespace, startControlPlane } from '@sriov-dra/k8s/testing';
 import { parse, stringify } from 'yaml';
 import { sriovDra } from './run-sriov-dra.ts';
 
@@ -18,26 +18,40 @@ const NS = 'ai-workloads';
 let cp: ControlPlane;
 let admin: KubeClient;
 /** The admin's kubeconfig (system:masters, allowed to impersonate), parsed. */
-let base: {
-  clusters: { cluster: Record<string, unknown> }[];
-  users: { user: Record<string, unknown> }[];
+let base: Kubeconfig;
+
+interface Kubeconfig {
+  clusters: { name: string; cluster: Record<string, unknown> }[];
+  users: { name: string; user: Record<string, unknown> }[];
   contexts: { name: string; context: Record<string, unknown> }[];
-};
+  'current-context': string;
+}
+
+/** The parts of the admin's kubeconfig an edit changes: its one cluster, user and context. */
+interface Entries {
+  readonly cluster: { name: string; cluster: Record<string, unknown> };
+  readonly user: Record<string, unknown>;
+  readonly context: Record<string, unknown>;
+}
 let proxy: Server;
 let proxyPort: number;
 /** The host:port of every CONNECT the proxy tunnelled. */
 const tunnelled: string[] = [];
 
-function kubeconfig(name: string, edit: (config: typeof base) => void): string {
+function kubeconfig(name: string, edit: (config: Kubeconfig, entries: Entries) => void): string {
   const config = structuredClone(base);
-  edit(config);
+  const [cluster] = config.clusters;
+  const [user] = config.users;
+  const [context] = config.contexts;
+  if (cluster === undefined || user === undefined || context === undefined) throw new Error('the admin kubeconfig has no cluster, user or context');
+  edit(config, { cluster, user: user.user, context: context.context });
   const path = join(cp.dir, `${name}.kubeconfig`);
   writeFileSync(path, stringify(config), { mode: 0o600 });
   return path;
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  cp = await startControlPlane({ audit: true });
   admin = cp.adminClient;
   await createNamespace(admin, NS);
   await admin.create(
@@ -45,7 +59,7 @@ beforeAll(async () => {
     { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'trainer-0', namespace: NS }, spec: { containers: [{ name: 'c', image: 'registry.invalid/c' }] } },
     { namespace: NS },
   );
-  base = parse(readFileSync(cp.kubeconfigFor('admin', { groups: ['system:masters'] }), 'utf8')) as typeof base;
+  base = parse(readFileSync(cp.kubeconfigFor('admin', { groups: ['system:masters'] }), 'utf8')) as Kubeconfig;
   proxy = createHttpServer((_request, response) => {
     response.writeHead(405).end();
   });
@@ -70,16 +84,25 @@ beforeAll(async () => {
 
 afterAll(async () => {
   proxy.closeAllConnections();
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await new Promise<void>((resolve) =>
+    proxy.close(() => {
+      resolve();
+    }),
+  );
   await cp.stop();
 });
+
+async function audited(): Promise<AuditEvent[]> {
+  if (cp.auditLog === undefined) throw new Error('the control plane was started without an audit log');
+  return cp.auditLog.requests();
+}
 
 const HEADER = /^CLAIM +DEVICE +SHADOW +INTERFACE +IPS +STATE\n$/;
 
 describe('sriov-dra with an administrator kubeconfig', () => {
   it('reaches the server through the cluster’s proxy-url, tunnelled with CONNECT', async () => {
-    const path = kubeconfig('proxied', (config) => {
-      config.clusters[0]!.cluster['proxy-url'] = `http://127.0.0.1:${proxyPort}`;
+    const path = kubeconfig('proxied', (_config, { cluster }) => {
+      cluster.cluster['proxy-url'] = `http://127.0.0.1:${proxyPort}`;
     });
     const run = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path);
     expect(run).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
@@ -87,9 +110,9 @@ describe('sriov-dra with an administrator kubeconfig', () => {
   });
 
   it('acts as the kubeconfig user’s as and as-groups, and as --as/--as-group override them', async () => {
-    const path = kubeconfig('impersonating', (config) => {
-      config.users[0]!.user['as'] = 'alice';
-      config.users[0]!.user['as-groups'] = ['ops'];
+    const path = kubeconfig('impersonating', (_config, { user }) => {
+      user['as'] = 'alice';
+      user['as-groups'] = ['ops'];
     });
     const asAlice = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path);
     expect([asAlice.code, asAlice.stderr]).toEqual([
@@ -114,19 +137,35 @@ describe('sriov-dra with an administrator kubeconfig', () => {
     expect(asMaster).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
   });
 
+  it('presents the kubeconfig user’s as-uid and as-user-extra too: the API server records whom it acted as', async () => {
+    const path = kubeconfig('impersonating-fully', (_config, { user }) => {
+      Object.assign(user, {
+        as: 'dave',
+        'as-uid': 'uid-0042',
+        'as-groups': ['system:masters', 'ops'],
+        'as-user-extra': { 'reason.example.com/ticket': ['OPS-17'] },
+      });
+    });
+    const run = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path);
+    expect(run).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
+    const requests = (await audited()) as (AuditEvent & { impersonatedUser?: unknown })[];
+    const read = requests.filter((event) => event.userAgent === 'sriov-dra-cli' && event.requestURI === `/api/v1/namespaces/${NS}/pods/trainer-0`);
+    expect(read.map((event) => event.impersonatedUser)).toContainEqual({
+      username: 'dave',
+      uid: 'uid-0042',
+      groups: ['system:masters', 'ops', 'system:authenticated'],
+      extra: { 'reason.example.com/ticket': ['OPS-17'] },
+    });
+  });
+
   it('uses the context --context names, and that context’s namespace when -n is not given', async () => {
-    const path = kubeconfig('contexts', (config) => {
-      const [context] = config.contexts;
+    const path = kubeconfig('contexts', (config, { cluster, context }) => {
       config.contexts = [
-        { name: 'elsewhere', context: { ...context!.context, cluster: 'nowhere' } },
-        { name: 'workloads', context: { ...context!.context, namespace: NS } },
+        { name: 'elsewhere', context: { ...context, cluster: 'nowhere' } },
+        { name: 'workloads', context: { ...context, namespace: NS } },
       ];
-      config.clusters.push({
-        ...config.clusters[0]!,
-        name: 'nowhere',
-        cluster: { ...config.clusters[0]!.cluster, server: 'https://127.0.0.1:1' },
-      } as (typeof config.clusters)[number]);
-      (config as unknown as Record<string, unknown>)['current-context'] = 'elsewhere';
+      config.clusters.push({ name: 'nowhere', cluster: { ...cluster.cluster, server: 'https://127.0.0.1:1' } });
+      config['current-context'] = 'elsewhere';
     });
     const run = await sriovDra('inspect', 'pod', 'trainer-0', '--kubeconfig', path, '--context', 'workloads');
     expect(run).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });

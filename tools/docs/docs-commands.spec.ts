@@ -27,6 +27,13 @@ describe('shell blocks in the documentation', () => {
     expect(blocksOf('README.md').map((found) => found.text)).toEqual(expect.arrayContaining(['npm ci && npm run demo', 'npm run binaries && npm test']));
   });
 
+  it("include the README's test command as CI runs it (.ci/run: npm run binaries, then npm test)", () => {
+    const ci = fs.readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8').split('\n');
+    const binaries = ci.findIndex((line) => line.trim() === 'npm run binaries');
+    const test = ci.findIndex((line) => /^npm test\b/.test(line.trim()));
+    expect({ binaries: binaries !== -1, test: test !== -1, order: binaries < test }).toEqual({ binaries: true, test: true, order: true });
+  });
+
   it.each(FILES)('%s names only scripts, files, subcommands and flags that exist', (file) => {
     const findings = blocksOf(file).flatMap((found) =>
       checkBlock(found, workspace).map((finding) => `${file}:${String(found.line)}: ${finding.command}: ${finding.problem}`),

@@ -14,6 +14,8 @@ export * from './attribute-budget.ts';
 export * from './device-attributes.ts';
 export * from './resource-policy.ts';
 export * from './node-policy-dra.ts';
+export * from './field-path.ts';
+export * from './object-record.ts';
 export * from './strict-json.ts';
 export * from './json-equal.ts';
 export * from './shadow-topology.ts';

@@ -20,3 +20,8 @@ export const WHOLE_OBJECT = '(object)';
 export function findingOf(error: SriovDraError | SourceNadError, field: string): AdmissionFinding {
   return { code: error.code, field, message: `${error.code}: ${error.detail} \u2014 ${error.remedy}` };
 }
+
+/** `<field>: <code>: <what is wrong> — <what to do>`: one finding as every surface prints it. */
+export function describeFinding(finding: AdmissionFinding): string {
+  return `${finding.field}: ${finding.message}`;
+}

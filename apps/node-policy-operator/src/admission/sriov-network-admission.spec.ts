@@ -30,6 +30,16 @@ describe('admitObject: SriovNetwork', () => {
     expect(findings[0]?.message).toMatch(new RegExp(`^${code}: .+ \u2014 .+`));
   });
 
+  it('reports every fault at once, each at its field, in the order the controller meets them', () => {
+    const object = network('team-a', { resourceName: 'r', vlan: 4095, networkNamespace: 'team-b', capabilities: '[]', ipam: '{"type":' });
+    expect(admitObject('SriovNetwork', object, OPTIONS).map((finding) => [finding.code, finding.field])).toEqual([
+      ['InvalidSriovNetwork', 'spec.vlan'],
+      ['NetworkAttachmentDefinitionInvalid', 'spec.networkNamespace'],
+      ['MalformedSriovNetworkJson', 'spec.capabilities'],
+      ['MalformedSriovNetworkJson', 'spec.ipam'],
+    ]);
+  });
+
   it('judges the namespace rule by the operator namespace it is given', () => {
     const object = network('platform', { resourceName: 'r', networkNamespace: 'team-a' });
     expect(admitObject('SriovNetwork', object, OPTIONS)).toHaveLength(1);

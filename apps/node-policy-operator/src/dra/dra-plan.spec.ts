@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { describeErrorCode } from '@sriov-dra/contract';
 import { type DraPlan, type DraPlanInput, type PlanNode, planDraConfiguration, referenceKey, referencedSriovNetworks } from './dra-plan.ts';
 import type { NodeInventory } from './node-inventory.ts';
 import type { NodePolicy } from './node-policy.ts';
@@ -258,11 +259,14 @@ describe('planDraConfiguration: generation', () => {
 });
 
 describe('planDraConfiguration: policies whose attributes cannot be published', () => {
+  const REMEDY = describeErrorCode('InvalidDRAAttribute').remedy;
   it('keeps an invalid spec.dra’s exact filter selecting its own unpublished object, so its VFs fall through to no other config', () => {
     const result = plan({ policies: [policy('bad', { dra: { attributes: { [RAIL]: { float: 1 } } } })] });
     expect(result.verdicts.get('uid-bad')).toEqual({
       reason: 'InvalidDRAAttribute',
-      message: expect.stringContaining(`SriovNetworkNodePolicy ${NS}/bad spec.dra: attributes.${RAIL}:`),
+      message:
+        `2 problems: spec.dra.attributes[${JSON.stringify(RAIL)}].float: InvalidDRAAttribute: unknown field spec.dra.attributes[${JSON.stringify(RAIL)}].float \u2014 ${REMEDY}; ` +
+        `spec.dra.attributes[${JSON.stringify(RAIL)}]: InvalidDRAAttribute: must set exactly one value member \u2014 ${REMEDY}`,
     });
     expect(result.deviceAttributes).toEqual([]);
     expect(configsOf(result)).toEqual([{ deviceAttributesSelector: managedSelector('bad'), resourceFilters: [{ pfPciAddresses: ['0000:3b:00.0'] }] }]);

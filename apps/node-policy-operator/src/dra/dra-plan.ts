@@ -3,10 +3,14 @@ import {
   type ResourceFilter,
   type SriovResourcePolicySpec,
   type ValidatedNodePolicyDra,
+  NODE_POLICY_DRA_FIELD,
+  checkNodePolicyDra,
   draConfigurationReasons,
   isLabelValue,
   validateNodePolicyDra,
 } from '@sriov-dra/contract';
+import { describeFinding, findingOf } from '../admission/admission-finding.ts';
+import { problemList } from '../status/problem-list.ts';
 import { GENERATED_BY_LABEL, GENERATED_BY_VALUE, NODE_POLICY_UID_LABEL } from './generated-labels.ts';
 import { selectNicVfs, policySelectsNode } from './nic-selection.ts';
 import type { NodeInventory } from './node-inventory.ts';
@@ -130,14 +134,10 @@ export function planDraConfiguration(input: DraPlanInput): DraPlan {
       });
       continue;
     }
-    const validated = validateNodePolicyDra(policy.spec.dra, {
-      kind: 'SriovNetworkNodePolicy',
-      namespace: policy.metadata.namespace,
-      name: policy.metadata.name,
-      field: 'spec.dra',
-    });
+    const validated = checkNodePolicyDra(policy.spec.dra, { kind: 'SriovNetworkNodePolicy', namespace: policy.metadata.namespace, name: policy.metadata.name });
     if (!validated.ok) {
-      verdicts.set(uid, { reason: draConfigurationReasons.invalidAttribute, message: validated.error.message });
+      const problems = validated.errors.map((error) => describeFinding(findingOf(error, error.object?.field ?? NODE_POLICY_DRA_FIELD)));
+      verdicts.set(uid, { reason: draConfigurationReasons.invalidAttribute, message: problemList(problems) });
       if (input.draEnabled) managed.push({ policy, dra: null, blocked: verdicts.get(uid) ?? null, nodeProblem: null, nodes: [] });
       continue;
     }

@@ -2,8 +2,11 @@ import type { Logger } from 'pino';
 import { type EventRecorder, type KubeClient, type KubeObject, contentTypes, isApiError, removeFinalizer, resourceTypes } from '@sriov-dra/k8s';
 import { OWNER_REF_ANNOTATION, type SourceNad, type SourceNadOptions, renderSourceNad, sourceNadOwnerMarker } from '../render/source-nad.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
+import { WHOLE_OBJECT, describeFinding, findingOf } from '../admission/admission-finding.ts';
+import type { SourceNadError } from '../render/source-nad-error.ts';
 import { STATUS_FIELD_MANAGER, applyCondition } from '../status/apply-condition.ts';
 import type { Condition } from '../status/conditions.ts';
+import { problemList } from '../status/problem-list.ts';
 import {
   LAST_NETWORK_NAMESPACE_ANNOTATION,
   NAD_CLEANUP_FINALIZER,
@@ -82,7 +85,9 @@ export async function reconcileSriovNetwork(
   const targetNamespace = networkNamespace === '' ? at.namespace : networkNamespace;
   const rendered = renderSourceNad(network, options);
   // The namespace rule comes first, as upstream: such an object never gets a NAD or a finalizer.
-  if (!rendered.ok && rendered.error.code === 'NetworkAttachmentDefinitionInvalid') return report(networkReadyReasons.nadInvalid, rendered.error.message);
+  const problems = rendered.ok ? [] : rendered.errors;
+  if (problems.some((problem) => problem.code === 'NetworkAttachmentDefinitionInvalid'))
+    return report(networkReadyReasons.nadInvalid, renderProblems(problems));
 
   if (network.metadata.deletionTimestamp !== undefined) {
     await releaseNad(identity, targetNamespace, network, options.client, signal);
@@ -93,7 +98,7 @@ export async function reconcileSriovNetwork(
   if (needsFinalizer && !(network.metadata.finalizers ?? []).includes(NAD_CLEANUP_FINALIZER)) {
     await applyNetworkMetadata(client, identity, { finalizer: true, lastNamespace }, signal);
   }
-  if (!rendered.ok) return report(networkReadyReasons.nadInvalid, rendered.error.message);
+  if (!rendered.ok) return report(networkReadyReasons.nadInvalid, renderProblems(problems));
   const nad = rendered.value;
 
   if (lastNamespace !== undefined && lastNamespace !== '' && lastNamespace !== nad.namespace) {
@@ -207,6 +212,11 @@ async function deleteOwnNad(
   } catch (error) {
     if (!isApiError(error, 'NotFound')) throw error;
   }
+}
+
+/** Every reason the SriovNetwork cannot be rendered, in one bounded condition message. */
+function renderProblems(problems: readonly SourceNadError[]): string {
+  return problemList(problems.map((problem) => describeFinding(findingOf(problem, problem.field ?? WHOLE_OBJECT))));
 }
 
 /** A deleting SriovNetwork: its NAD in another namespace goes first, then this controller's finalizer. */

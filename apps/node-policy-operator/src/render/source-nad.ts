@@ -1,7 +1,8 @@
-import { type JsonValue, annotations, isJsonObject, parseStrictJson, serializeJson } from '@sriov-dra/contract';
+import { annotations, serializeJson } from '@sriov-dra/contract';
 import { indentJson } from './json-indent.ts';
-import { SourceNadError } from './source-nad-error.ts';
-import { type SriovNetwork, type ValidSriovNetwork, sriovNetworkSchema } from './sriov-network.ts';
+import type { SourceNadError } from './source-nad-error.ts';
+import { checkSriovNetwork, compactIpam } from './sriov-network-check.ts';
+import type { SriovNetwork, ValidSriovNetwork } from './sriov-network.ts';
 
 /**
  * The source NetworkAttachmentDefinition of a SriovNetwork, rendered as the upstream operator renders it
@@ -34,73 +35,39 @@ export interface SourceNad {
   readonly config: string;
 }
 
-export type SourceNadResult = { readonly ok: true; readonly value: SourceNad } | { readonly ok: false; readonly error: SourceNadError };
+/** On failure, `error` is the first of `errors`, every reason the SriovNetwork cannot be rendered. */
+export type SourceNadResult =
+  | { readonly ok: true; readonly value: SourceNad }
+  | { readonly ok: false; readonly error: SourceNadError; readonly errors: readonly [SourceNadError, ...SourceNadError[]] };
 
 /** Upstream writes the sriov CNI's own configuration version, whatever the chained plugins declare. */
 const CNI_VERSION = '1.0.0';
 
-/**
- * Every character Go's strings.Fields splits on (unicode.IsSpace). Upstream deletes all of them from
- * spec.ipam, inside JSON strings too; doing the same keeps the rendered bytes identical.
- */
-const GO_WHITESPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g;
-
-/** Never throws: an invalid SriovNetwork comes back as a SourceNadError. */
+/** Never throws: an invalid SriovNetwork comes back with every SourceNadError it has. */
 export function renderSourceNad(network: SriovNetwork, options: SourceNadOptions): SourceNadResult {
-  const parsed = sriovNetworkSchema.safeParse(network);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue === undefined || issue.path.length === 0 ? undefined : issue.path.join('.');
-    return failure(new SourceNadError('InvalidSriovNetwork', subjectOf(network), field, issue?.message ?? 'invalid object'));
-  }
-  const { metadata, spec } = parsed.data;
-  const subject = `${metadata.namespace}/${metadata.name}`;
+  const checked = checkSriovNetwork(network, options.operatorNamespace);
+  if (!checked.ok) return { ok: false, error: checked.errors[0], errors: checked.errors };
+  const { metadata, spec } = checked.value;
   const networkNamespace = spec.networkNamespace ?? '';
-  if (networkNamespace !== '' && metadata.namespace !== options.operatorNamespace) {
-    return failure(
-      new SourceNadError(
-        'NetworkAttachmentDefinitionInvalid',
-        subject,
-        'spec.networkNamespace',
-        `is allowed only on a SriovNetwork in the operator namespace ${options.operatorNamespace}`,
-      ),
-    );
-  }
-  try {
-    return {
-      ok: true,
-      value: {
-        namespace: networkNamespace === '' ? metadata.namespace : networkNamespace,
-        name: metadata.name,
-        annotations: {
-          [annotations.resourceName]: `${options.resourcePrefix}/${spec.resourceName}`,
-          [OWNER_REF_ANNOTATION]: sourceNadOwnerMarker(metadata.namespace, metadata.name),
-        },
-        config: indentJson(renderConfig(parsed.data, subject), '    '),
+  return {
+    ok: true,
+    value: {
+      namespace: networkNamespace === '' ? metadata.namespace : networkNamespace,
+      name: metadata.name,
+      annotations: {
+        [annotations.resourceName]: `${options.resourcePrefix}/${spec.resourceName}`,
+        [OWNER_REF_ANNOTATION]: sourceNadOwnerMarker(metadata.namespace, metadata.name),
       },
-    };
-  } catch (error) {
-    if (error instanceof SourceNadError) return failure(error);
-    throw error;
-  }
-}
-
-function failure(error: SourceNadError): SourceNadResult {
-  return { ok: false, error };
-}
-
-/** `<namespace>/<name>` of an object that failed validation, as far as it can be told. */
-function subjectOf(network: unknown): string {
-  const metadata = (network as { metadata?: { namespace?: unknown; name?: unknown } } | null)?.metadata;
-  const part = (value: unknown): string => (typeof value === 'string' && value.length <= 253 ? value : '?');
-  return `${part(metadata?.namespace)}/${part(metadata?.name)}`;
+      config: indentJson(renderConfig(checked.value), '    '),
+    },
+  };
 }
 
 /**
  * The compact configuration, in upstream's member order. Raw JSON fields are inserted as their source
- * text once validated, so their numbers, escapes and key order reach the NAD unchanged.
+ * text, which checkSriovNetwork has validated, so their numbers, escapes and key order reach the NAD unchanged.
  */
-function renderConfig(network: ValidSriovNetwork, subject: string): string {
+function renderConfig(network: ValidSriovNetwork): string {
   const { metadata, spec } = network;
   const sriov: string[] = [member('type', quote('sriov')), member('vlan', String(spec.vlan ?? 0))];
   if (isSet(spec.spoofChk)) sriov.push(member('spoofchk', quote(spec.spoofChk)));
@@ -110,17 +77,16 @@ function renderConfig(network: ValidSriovNetwork, subject: string): string {
   if (isSet(spec.vlanProto)) sriov.push(member('vlanProto', quote(spec.vlanProto)));
   if (spec.minTxRate != null) sriov.push(member('min_tx_rate', String(spec.minTxRate)));
   if (spec.maxTxRate != null) sriov.push(member('max_tx_rate', String(spec.maxTxRate)));
-  if (isSet(spec.capabilities)) sriov.push(member('capabilities', rawObject(spec.capabilities, 'spec.capabilities', subject)));
+  if (isSet(spec.capabilities)) sriov.push(member('capabilities', spec.capabilities));
   if (isSet(spec.linkState)) sriov.push(member('link_state', quote(spec.linkState)));
   if (isSet(spec.logLevel)) sriov.push(member('logLevel', quote(spec.logLevel)));
   if (isSet(spec.logFile)) sriov.push(member('logFile', quote(spec.logFile)));
-  // Offsets in a parse error count in the text with whitespace removed, the text upstream parses.
-  sriov.push(member('ipam', isSet(spec.ipam) ? rawObject(spec.ipam.replace(GO_WHITESPACE, ''), 'spec.ipam', subject, ' once whitespace is removed') : '{}'));
+  sriov.push(member('ipam', isSet(spec.ipam) ? compactIpam(spec.ipam) : '{}'));
 
   const head = [member('cniVersion', quote(CNI_VERSION)), member('name', quote(metadata.name))];
   const plugin = `{${sriov.join(',')}}`;
   if (!isSet(spec.metaPlugins)) return `{${[...head, ...sriov].join(',')}}`;
-  const chained = `[${plugin},${rawPluginList(spec.metaPlugins, subject)}]`;
+  const chained = `[${plugin},${spec.metaPlugins}]`;
   return `{${[...head, member('plugins', chained)].join(',')}}`;
 }
 
@@ -134,31 +100,4 @@ function member(key: string, value: string): string {
 
 function quote(text: string): string {
   return serializeJson(text);
-}
-
-/** `text` itself, once it is known to be exactly one JSON object; `preparation` says how text was derived from the field. */
-function rawObject(text: string, field: string, subject: string, preparation = ''): string {
-  const parsed = parseStrictJson(text);
-  if (!parsed.ok) throw new SourceNadError('MalformedSriovNetworkJson', subject, field, `is not valid JSON${preparation}: ${parsed.error.message}`);
-  if (!isJsonObject(parsed.value)) throw new SourceNadError('MalformedSriovNetworkJson', subject, field, 'must be a JSON object');
-  return text;
-}
-
-/**
- * metaPlugins is spliced into the plugins array after the sriov entry, so upstream accepts one plugin
- * object or several separated by commas. Reading it inside brackets accepts exactly those lists: any
- * stray bracket closes the array early and leaves unparsed text.
- */
-function rawPluginList(text: string, subject: string): string {
-  const parsed = parseStrictJson(`[${text}]`);
-  const field = 'spec.metaPlugins';
-  if (!parsed.ok) {
-    // Offsets are counted in the field, not in the bracketed copy.
-    const detail = `${parsed.error.message.replace(/ at offset \d+$/, '')} at offset ${Math.max(0, parsed.error.position - 1)}`;
-    throw new SourceNadError('MalformedSriovNetworkJson', subject, field, `is not a valid list of JSON objects: ${detail}`);
-  }
-  const plugins = parsed.value as JsonValue[];
-  if (plugins.length === 0) throw new SourceNadError('MalformedSriovNetworkJson', subject, field, 'names no plugin');
-  if (!plugins.every(isJsonObject)) throw new SourceNadError('MalformedSriovNetworkJson', subject, field, 'must list JSON objects only');
-  return text;
 }

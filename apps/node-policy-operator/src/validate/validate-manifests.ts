@@ -1,4 +1,4 @@
-import type { AdmissionFinding } from '../admission/admission-finding.ts';
+import { type AdmissionFinding, WHOLE_OBJECT, describeFinding } from '../admission/admission-finding.ts';
 import { SRIOV_NETWORK_API_VERSION, admissionObjectSchema, inNamespace, isAdmittedKind } from '../admission/admission-object.ts';
 import { admitObject } from '../admission/admit-object.ts';
 import type { ManifestDocument, ManifestInputError } from './read-manifests.ts';
@@ -28,9 +28,12 @@ export interface ValidationReport {
 
 /**
  * Judges every SriovNetworkNodePolicy and SriovNetwork among the documents (items of a List included) as
- * the API server with the chart installed does: first against its CRD's schema, then, when that passes, by
- * the admission core (the webhook is asked only about objects the schema admits). Other kinds and
- * kind-less documents (Helm values, say) are not this command's to judge.
+ * the API server with the chart installed does: against its CRD's schema and by the admission core, and
+ * reports the findings of both in one run. The API server asks the webhook only about objects the schema
+ * admits, so a user fixing one layer at a time would meet the webhook's findings only on the next try;
+ * here every independent fault is listed at once. A field the schema refuses is not reported again by
+ * the admission core (the SriovNetwork rules repeat the CRD's limits). Other kinds and kind-less
+ * documents (Helm values, say) are not this command's to judge.
  */
 export function validateManifests(documents: readonly ManifestDocument[], options: ValidateOptions): ValidationReport {
   const findings: ManifestFinding[] = [];
@@ -59,10 +62,17 @@ export function validateManifests(documents: readonly ManifestDocument[], option
     const object = inNamespace(parsed.data, options.namespace);
     const identity = { file, kind, namespace: String(object.metadata.namespace), name: nameOf(object.metadata) };
     const refused = schemaFindings(kind, object);
-    for (const finding of refused.length > 0 ? refused : admitObject(kind, asAdmitted(kind, object), options)) findings.push({ ...identity, ...finding });
+    const admission = admitObject(kind, asAdmitted(kind, object), options).filter((finding) => !refused.some((schema) => covers(schema.field, finding.field)));
+    for (const finding of [...refused, ...admission]) findings.push({ ...identity, ...finding });
   };
   for (const document of documents) visit(document.file, `document ${document.index}`, document.value);
   return { findings, errors, checked };
+}
+
+/** Whether a schema finding at `schemaField` already reports a fault at `field`: the same field or one inside it. */
+function covers(schemaField: string, field: string): boolean {
+  if (schemaField === WHOLE_OBJECT) return true;
+  return field === schemaField || field.startsWith(`${schemaField}.`) || field.startsWith(`${schemaField}[`);
 }
 
 function nameOf(metadata: { name?: unknown; generateName?: unknown }): string {
@@ -72,5 +82,5 @@ function nameOf(metadata: { name?: unknown; generateName?: unknown }): string {
 
 /** `file: Kind namespace/name: field: message`, one line per finding. */
 export function formatFinding(finding: ManifestFinding): string {
-  return `${finding.file}: ${finding.kind} ${finding.namespace}/${finding.name}: ${finding.field}: ${finding.message}`;
+  return `${finding.file}: ${finding.kind} ${finding.namespace}/${finding.name}: ${describeFinding(finding)}`;
 }

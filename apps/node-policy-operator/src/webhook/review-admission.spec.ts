@@ -46,6 +46,20 @@ describe('reviewAdmission', () => {
     });
   });
 
+  it('refuses with every finding at once: each in the message after the object, and each a cause', () => {
+    const object = policy('sriov-network-operator', 'default', { atributes: {}, attributes: { tier: { int: 1 }, 'example.com/x': { string: 'x', int: 1 } } });
+    const response = reviewAdmission(request({ namespace: 'sriov-network-operator', name: 'default', object }), 'SriovNetworkNodePolicy', OPTIONS);
+    const fields = ['spec.dra', 'spec.dra.atributes', 'spec.dra.attributes["tier"]', 'spec.dra.attributes["example.com/x"]'];
+    const codes = ['DRABlockOnDefaultPolicy', 'InvalidDRAAttribute', 'InvalidDRAAttribute', 'InvalidDRAAttribute'];
+    const causes = response.status?.details?.causes ?? [];
+    expect(causes.map((cause) => [cause.reason, cause.field, cause.message.split(':')[0]])).toEqual(
+      fields.map((field, index) => ['FieldValueInvalid', field, codes[index]]),
+    );
+    expect(response.status?.message).toBe(
+      `SriovNetworkNodePolicy sriov-network-operator/default: ${causes.map((cause) => `${cause.field}: ${cause.message}`).join('; ')}`,
+    );
+  });
+
   it('places an object without metadata.namespace in the request namespace (the default-policy rule depends on it)', () => {
     const review = request({ namespace: 'sriov-network-operator', name: 'default', object: policy(undefined, 'default', {}) });
     expect(reviewAdmission(review, 'SriovNetworkNodePolicy', OPTIONS).status?.message).toMatch(

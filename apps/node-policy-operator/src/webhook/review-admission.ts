@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type AdmissionFinding } from '../admission/admission-finding.ts';
+import { type AdmissionFinding, describeFinding } from '../admission/admission-finding.ts';
 import { type AdmissionOptions, type AdmittedKind, SRIOV_NETWORK_GROUP, admissionObjectSchema, inNamespace } from '../admission/admission-object.ts';
 import { admitObject } from '../admission/admit-object.ts';
 import type { AdmissionRequest, AdmissionResponse, RefusalStatus } from './admission-review.ts';
@@ -30,7 +30,7 @@ export function reviewAdmission(request: AdmissionRequest, kind: AdmittedKind, o
   const name = textOf(object.metadata.name) ?? request.name ?? '';
   const subject = `${kind} ${textOf(object.metadata.namespace) ?? ''}/${name}`;
   if (request.operation === 'UPDATE' && specUnchanged(object, request.oldObject)) {
-    return { uid, allowed: true, warnings: findings.map((finding) => `${subject}: ${finding.field}: ${finding.message} (stored before this check; fix it)`) };
+    return { uid, allowed: true, warnings: findings.map((finding) => `${subject}: ${describeFinding(finding)} (stored before this check; fix it)`) };
   }
   return { uid, allowed: false, status: invalid(kind, subject, name, findings) };
 }
@@ -56,7 +56,7 @@ function invalid(kind: AdmittedKind, subject: string, name: string, findings: re
     status: 'Failure',
     code: 422,
     reason: 'Invalid',
-    message: `${subject}: ${findings.map((finding) => `${finding.field}: ${finding.message}`).join('; ')}`,
+    message: `${subject}: ${findings.map(describeFinding).join('; ')}`,
     details: {
       group: SRIOV_NETWORK_GROUP,
       kind,

@@ -24,13 +24,20 @@ export interface ApiServerRefusal {
   readonly field: string;
 }
 
+export interface Finding {
+  readonly code: string;
+  readonly field: string;
+}
+
 export type Verdict =
   | { readonly allowed: true }
   | {
       readonly allowed: false;
-      /** The admission core's finding: what the webhook and the validate command report. */
+      /** The admission core's first finding: what the webhook and the validate command report. */
       readonly code: string;
       readonly field: string;
+      /** Its further findings, in the order they are reported. */
+      readonly more: readonly Finding[];
       /** How the API server with the chart's CRDs refuses it. */
       readonly apiServer: ApiServerRefusal;
     };
@@ -48,8 +55,8 @@ export interface AdmissionCase {
 
 const allowed: Verdict = { allowed: true };
 
-function refused(code: string, field: string, layer: Layer, apiField = field): Verdict {
-  return { allowed: false, code, field, apiServer: { layer, status: layer === 'field-validation' ? 400 : 422, field: apiField } };
+function refused(code: string, field: string, layer: Layer, apiField = field, more: readonly Finding[] = []): Verdict {
+  return { allowed: false, code, field, more, apiServer: { layer, status: layer === 'field-validation' ? 400 : 422, field: apiField } };
 }
 
 /** A finding only the webhook can make: the API server names the same field as the core. */
@@ -118,8 +125,13 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
   withAttributes('a value with no member', { [X]: {} }, refused('InvalidDRAAttribute', at(X), 'schema', celAt(X))),
   // Unknown members of spec.dra and of its values are kept, not pruned, whatever the client's field
   // validation: the schema's rules see only the known members, the webhook refuses the rest.
-  withAttributes('an unsupported list value (strings)', { [X]: { strings: ['a'] } }, refused('InvalidDRAAttribute', at(X), 'schema', celAt(X))),
-  withAttributes('a list value beside a scalar one', { [X]: { string: 'a', strings: ['a'] } }, byWebhook('InvalidDRAAttribute', at(X))),
+  // A list member is unknown, and leaves the value without a member of its own.
+  withAttributes(
+    'an unsupported list value (strings)',
+    { [X]: { strings: ['a'] } },
+    refused('InvalidDRAAttribute', `${at(X)}.strings`, 'schema', celAt(X), [{ code: 'InvalidDRAAttribute', field: at(X) }]),
+  ),
+  withAttributes('a list value beside a scalar one', { [X]: { string: 'a', strings: ['a'] } }, byWebhook('InvalidDRAAttribute', `${at(X)}.strings`)),
   withAttributes('an unqualified key', { tier: { int: 1 } }, refused('InvalidDRAAttribute', at('tier'), 'schema', MAP)),
   withAttributes(
     'a "__proto__" key',
@@ -136,14 +148,22 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     { [`example.com/${'x'.repeat(33)}`]: { int: 1 } },
     refused('InvalidDRAAttribute', at(`example.com/${'x'.repeat(33)}`), 'schema', MAP),
   ),
-  withAttributes('a string of 65 ASCII bytes', { [X]: { string: 'a'.repeat(65) } }, refused('InvalidDRAAttribute', at(X), 'schema', schemaAt(X, 'string'))),
+  withAttributes(
+    'a string of 65 ASCII bytes',
+    { [X]: { string: 'a'.repeat(65) } },
+    refused('InvalidDRAAttribute', `${at(X)}.string`, 'schema', schemaAt(X, 'string')),
+  ),
   withAttributes(
     'a string of 33 two-byte characters (66 bytes)',
     { [X]: { string: '\u00e9'.repeat(33) } },
-    refused('InvalidDRAAttribute', at(X), 'schema', celAt(X)),
+    refused('InvalidDRAAttribute', `${at(X)}.string`, 'schema', celAt(X)),
   ),
-  withAttributes('an invalid semantic version', { [X]: { version: '1.0' } }, refused('InvalidDRAAttribute', at(X), 'schema', schemaAt(X, 'version'))),
-  withAttributes('an integer beyond 2^53-1', { [X]: { int: 2 ** 53 } }, refused('InvalidDRAAttribute', at(X), 'schema', schemaAt(X, 'int'))),
+  withAttributes(
+    'an invalid semantic version',
+    { [X]: { version: '1.0' } },
+    refused('InvalidDRAAttribute', `${at(X)}.version`, 'schema', schemaAt(X, 'version')),
+  ),
+  withAttributes('an integer beyond 2^53-1', { [X]: { int: 2 ** 53 } }, refused('InvalidDRAAttribute', `${at(X)}.int`, 'schema', schemaAt(X, 'int'))),
   withAttributes(
     'only the SriovNetwork name',
     { [NAME_KEY]: { string: 'rail-a-net' } },
@@ -157,13 +177,13 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
   withAttributes(
     'a SriovNetwork name of 65 characters',
     { [NAME_KEY]: { string: 'a'.repeat(65) }, [NAMESPACE_KEY]: { string: TENANT_NAMESPACE } },
-    refused('InvalidSriovNetworkReference', at(NAME_KEY), 'schema', schemaAt(NAME_KEY, 'string')),
+    refused('InvalidSriovNetworkReference', `${at(NAME_KEY)}.string`, 'schema', schemaAt(NAME_KEY, 'string')),
   ),
-  // Each key alone is fine; only the pair is wrong, so the finding stays at the map.
+  // Each key alone is a valid attribute; as a reference the name must be a string. The API server's rule is on the map.
   withAttributes(
     'a SriovNetwork name given as a version',
     { [NAME_KEY]: { version: '1.0.0' }, [NAMESPACE_KEY]: { string: TENANT_NAMESPACE } },
-    refused('InvalidSriovNetworkReference', MAP, 'schema'),
+    refused('InvalidSriovNetworkReference', at(NAME_KEY), 'schema', MAP),
   ),
   withAttributes(
     'a discovery-owned key',
@@ -193,8 +213,8 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     { ...many(30), [NAME_KEY]: { string: 'rail-a-net' }, [NAMESPACE_KEY]: { string: TENANT_NAMESPACE } },
     refused('InvalidDRAAttribute', MAP, 'schema'),
   ),
-  policy('an unknown member of spec.dra', { labels: {} }, byWebhook('InvalidDRAAttribute', 'spec.dra')),
-  policy('a misspelt attributes member', { atributes: { [X]: { int: 1 } } }, byWebhook('InvalidDRAAttribute', 'spec.dra')),
+  policy('an unknown member of spec.dra', { labels: {} }, byWebhook('InvalidDRAAttribute', 'spec.dra.labels')),
+  policy('a misspelt attributes member', { atributes: { [X]: { int: 1 } } }, byWebhook('InvalidDRAAttribute', 'spec.dra.atributes')),
   policy('the default policy with spec.dra attributes', { attributes: { [X]: { int: 1 } } }, byWebhook('DRABlockOnDefaultPolicy', 'spec.dra'), {
     name: 'default',
     namespace: OPERATOR_NAMESPACE,

@@ -214,6 +214,22 @@ describe('SriovNetwork controller', () => {
     });
   }, 30_000);
 
+  it('reports every reason a spec cannot render in one condition and its event, and adds no finalizer', async () => {
+    await createNetwork('team-a', 'three-faults', { resourceName: 'rail_a', networkNamespace: 'team-c', ipam: '{"type":', metaPlugins: '{"type":"vrf"},' });
+    await expect(reconcile('team-a', 'three-faults')).resolves.toEqual({ kind: 'ready', reason: 'NetworkAttachmentDefinitionInvalid' });
+    const network = await getNetwork('team-a', 'three-faults');
+    const message = ready(network)?.message ?? '';
+    expect([...message.matchAll(/(?:^\d+ problems: |; )(spec\.\w+): (\w+): /g)].map(([, field, code]) => `${field ?? ''}: ${code ?? ''}`)).toEqual([
+      'spec.networkNamespace: NetworkAttachmentDefinitionInvalid',
+      'spec.ipam: MalformedSriovNetworkJson',
+      'spec.metaPlugins: MalformedSriovNetworkJson',
+    ]);
+    expect(message).toMatch(/^3 problems: /);
+    expect(network.metadata.finalizers).toBeUndefined();
+    await waitFor('the transition recorded', async () => (await eventsOf('team-a', 'three-faults')).length === 1, { timeoutMs: 10_000 });
+    expect(await eventsOf('team-a', 'three-faults')).toEqual([`Warning ReadyAdded: ${message}`]);
+  }, 30_000);
+
   it('reports a spec that cannot render and leaves the NAD as it was', async () => {
     await createNetwork('team-f', 'rail-f', { resourceName: 'rail_f' });
     await reconcile('team-f', 'rail-f');

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { parse } from 'yaml';
 import { expectedError, expectsValid, loadFixtures } from '@sriov-dra/contract/fixtures';
 import { type KubeClient, type KubeObject, contentTypes, isApiError, resourcePath, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, LocalPki, createNamespace, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
@@ -111,6 +112,14 @@ async function untilRefusedByWebhook(title: string): Promise<void> {
 
 const STORED_BEFORE = { namespace: TENANT_NAMESPACE, name: 'stored-before-the-webhook' };
 
+/** The policy with five independent faults the validate command reports in one run (test/fixtures). */
+const FIVE_FAULTS = parse(readFileSync(new URL('../fixtures/five-faults.yaml', import.meta.url), 'utf8'), { version: '1.1' }) as AdmissionCase['object'];
+
+/** Each `<field>: <code>` a refusal's message names, in order: `; `-separated findings after the object. */
+function namedFindings(message: string): string[] {
+  return [...message.matchAll(/(?:: |; )(spec\.[^ ]*?): ([A-Za-z]+): /g)].map(([, field, code]) => `${field ?? ''}: ${code ?? ''}`);
+}
+
 beforeAll(async () => {
   cp = await startControlPlane();
   client = cp.adminClient;
@@ -155,8 +164,47 @@ describe('admission through the API server, chart CRDs', () => {
     expect(observed(object, outcome, apiServer.field, verdict.code)).toEqual(expected(apiServer.layer, apiServer.status));
     if (apiServer.layer === 'webhook' && !outcome.stored) {
       // The API server passes the webhook's status on: one cause per finding, with its field.
-      expect(outcome.causes).toEqual([{ reason: 'FieldValueInvalid', field: verdict.field, message: expect.stringMatching(new RegExp(`^${verdict.code}: `)) }]);
+      expect(outcome.causes).toEqual(
+        [verdict, ...verdict.more].map(({ code, field }) => ({ reason: 'FieldValueInvalid', field, message: expect.stringMatching(new RegExp(`^${code}: `)) })),
+      );
     }
+  });
+
+  it('denies a SriovNetwork with three faults once, naming every field in the message and as causes', async () => {
+    const object = {
+      apiVersion: API_VERSION,
+      kind: 'SriovNetwork' as const,
+      metadata: { name: 'three-faults', namespace: TENANT_NAMESPACE },
+      spec: { resourceName: 'rail_a', networkNamespace: 'team-b', ipam: '{"type": host-local}', metaPlugins: '{"type":"tuning"},' },
+    };
+    const outcome = await attempt(object);
+    expect(outcome.stored ? 'stored' : [outcome.status, layerOf('SriovNetwork', 'three-faults', outcome.message), namedFindings(outcome.message)]).toEqual([
+      422,
+      'webhook',
+      ['spec.networkNamespace: NetworkAttachmentDefinitionInvalid', 'spec.ipam: MalformedSriovNetworkJson', 'spec.metaPlugins: MalformedSriovNetworkJson'],
+    ]);
+    expect(outcome.stored ? [] : outcome.causes).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: 'spec.networkNamespace',
+        message: expect.stringMatching(/^NetworkAttachmentDefinitionInvalid: is allowed only .+ \u2014 /),
+      },
+      { reason: 'FieldValueInvalid', field: 'spec.ipam', message: expect.stringMatching(/^MalformedSriovNetworkJson: is not valid JSON .+ \u2014 /) },
+      { reason: 'FieldValueInvalid', field: 'spec.metaPlugins', message: expect.stringMatching(/^MalformedSriovNetworkJson: is not a valid list .+ \u2014 /) },
+    ]);
+  });
+
+  it('refuses the five-fault policy in its CRD schema, before the webhook is asked: the reason the validate command reports both layers', async () => {
+    const outcome = await attempt(FIVE_FAULTS);
+    expect(outcome.stored ? 'stored' : [outcome.status, layerOf('SriovNetworkNodePolicy', 'rail-a', outcome.message)]).toEqual([422, 'schema']);
+    // Two of the five faults, and a note that the rest went unchecked: the CEL rules wait for a type-correct
+    // object, and the webhook for one the schema admits.
+    expect(outcome.stored ? [] : outcome.causes.map((cause) => (cause as { field?: unknown }).field)).toEqual([
+      'spec.dra.attributes.example.com/rail.int',
+      'spec.numVfs',
+      '<nil>',
+    ]);
+    expect(outcome.stored ? '' : outcome.message).toContain('some validation rules were not checked because the object was invalid');
   });
 
   it('refuses an UPDATE that adds spec.dra to the default policy', async () => {
@@ -205,8 +253,8 @@ describe('admission through the API server, from a client that asks for no field
   // Without fieldValidation=Strict the API server prunes unknown fields silently; the CRD keeps those of
   // spec.dra, so the webhook sees and refuses them (§12.2.2) instead of a typo being applied as absent.
   it.each([
-    ['a misspelt attributes member', { atributes: { 'example.com/x': { int: 1 } } }, 'spec.dra'],
-    ['a list value beside a scalar one', { attributes: { 'example.com/x': { string: 'a', strings: ['a'] } } }, 'spec.dra.attributes["example.com/x"]'],
+    ['a misspelt attributes member', { atributes: { 'example.com/x': { int: 1 } } }, 'spec.dra.atributes'],
+    ['a list value beside a scalar one', { attributes: { 'example.com/x': { string: 'a', strings: ['a'] } } }, 'spec.dra.attributes["example.com/x"].strings'],
   ])('refuses %s rather than storing it pruned', async (_label, dra, field) => {
     const { object } = caseOf('no spec.dra');
     const body = { ...object, metadata: { name: 'lenient-client', namespace: TENANT_NAMESPACE }, spec: { ...object.spec, dra } };
@@ -337,6 +385,27 @@ describe('admission through the API server, spec.dra unchecked by the CRD schema
     else expect(observed(object, outcome, verdict.field, verdict.code)).toEqual(expected('webhook', 422));
   });
 
+  it('denies the five-fault policy, its schema fault mended, once, naming its four spec.dra faults in the message and as causes', async () => {
+    const object = { ...FIVE_FAULTS, spec: { ...FIVE_FAULTS.spec, numVfs: 8 } };
+    const outcome = await attempt(object);
+    // The API server hands the webhook the attribute map with its keys sorted, as Go encodes a map.
+    const fields = [
+      'spec.dra.atributes',
+      'spec.dra.attributes["example.com/rail"].int',
+      'spec.dra.attributes["resource.kubernetes.io/pcieRoot"]',
+      'spec.dra.attributes["tier"]',
+    ];
+    const codes = ['InvalidDRAAttribute', 'InvalidDRAAttribute', 'ReservedDRAAttribute', 'InvalidDRAAttribute'];
+    expect(outcome.stored ? 'stored' : [outcome.status, layerOf('SriovNetworkNodePolicy', 'rail-a', outcome.message), namedFindings(outcome.message)]).toEqual([
+      422,
+      'webhook',
+      fields.map((field, index) => `${field}: ${codes[index] ?? ''}`),
+    ]);
+    expect(outcome.stored ? [] : outcome.causes).toEqual(
+      fields.map((field, index) => ({ reason: 'FieldValueInvalid', field, message: expect.stringMatching(new RegExp(`^${codes[index] ?? ''}: .+ \u2014 `)) })),
+    );
+  });
+
   it('gives every shared node-policy-dra contract fixture its stated verdict', async () => {
     const fixtures = loadFixtures('node-policy-dra');
     expect(fixtures.length).toBeGreaterThan(10);
@@ -345,8 +414,9 @@ describe('admission through the API server, spec.dra unchecked by the CRD schema
     for (const fixture of fixtures) {
       const object = { ...caseOf('no spec.dra').object, metadata: { name: 'contract-fixture', namespace: TENANT_NAMESPACE } };
       const outcome = await attempt({ ...object, spec: { ...object.spec, dra: fixture.input } });
-      // Each cause of the webhook's refusal starts with its finding's code.
-      verdicts[fixture.id] = outcome.stored ? 'valid' : outcome.causes.map((cause) => String((cause as { message?: unknown }).message).split(':')[0]).join(',');
+      // Each cause of the webhook's refusal starts with its finding's code; a fixture states the code of its fault.
+      const codes = outcome.stored ? [] : outcome.causes.map((cause) => String((cause as { message?: unknown }).message).split(':')[0]);
+      verdicts[fixture.id] = outcome.stored ? 'valid' : [...new Set(codes)].join(',');
       stated[fixture.id] = expectsValid(fixture) ? 'valid' : (expectedError(fixture) ?? '');
     }
     expect(verdicts).toEqual(stated);

@@ -24,6 +24,11 @@ export interface KubeClientOptions {
   /** Per-request deadline when the caller gives none. */
   readonly requestTimeoutMs?: number;
   readonly userAgent?: string;
+  /**
+   * Proxy settings from an environment (HTTPS_PROXY, NO_PROXY and their lower-case forms), used when the
+   * connection names no proxy itself, as kubectl uses its environment's.
+   */
+  readonly proxyEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface ApiRequest {
@@ -115,7 +120,8 @@ export class KubeClient {
     this.config = config;
     // Node's agent tunnels through an HTTP(S) proxy with CONNECT; the TLS session to the server (its CA,
     // client certificate, server name) runs inside the tunnel as without a proxy.
-    this.agent = new Agent({ keepAlive: true, maxSockets: 32, ...(config.proxy === undefined ? {} : { proxyEnv: { HTTPS_PROXY: config.proxy.href } }) });
+    const proxyEnv = config.proxy === undefined ? options.proxyEnv : { HTTPS_PROXY: config.proxy.href };
+    this.agent = new Agent({ keepAlive: true, maxSockets: 32, ...(proxyEnv === undefined ? {} : { proxyEnv }) });
     this.limiter = new TokenBucket(options.qps ?? 5, options.burst ?? 10);
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'sriov-dra';

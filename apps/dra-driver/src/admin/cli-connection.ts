@@ -123,11 +123,14 @@ function impersonation(flags: ConnectionFlags, configured: Impersonation | undef
   return { user, groups, extra: configured?.extra ?? {}, ...(uid === undefined ? {} : { uid }) };
 }
 
-/** Opens a client for the flags' kubeconfig, context and impersonation; the kubeconfig's proxy-url is honoured. */
+/**
+ * Opens a client for the flags' kubeconfig, context and impersonation. Like kubectl it goes through the
+ * cluster's proxy-url, else through the proxy HTTPS_PROXY names unless NO_PROXY exempts the server.
+ */
 export function openConnection(flags: ConnectionFlags): Connection {
   const config = clientConfig(flags);
   const impersonate = impersonation(flags, config.impersonate);
-  const client = KubeClient.fromConfig({ ...config, impersonate }, { userAgent: 'sriov-dra-cli' });
+  const client = KubeClient.fromConfig({ ...config, impersonate }, { userAgent: 'sriov-dra-cli', proxyEnv: process.env });
   return { client, namespace: flags.namespace ?? config.namespace ?? 'default' };
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { type AuditEvent, type ControlPlane, createNamespace, startControlPlane } from '@sriov-dra/k8s/testing';
 import { parse, stringify } from 'yaml';
-import { sriovDra } from './run-sriov-dra.ts';
+import { sriovDra, sriovDraWith } from './run-sriov-dra.ts';
 
 jest.setTimeout(60_000);
 
@@ -106,7 +106,21 @@ describe('sriov-dra with an administrator kubeconfig', () => {
     });
     const run = await sriovDra('inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path);
     expect(run).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
-    expect(tunnelled).toEqual([new URL(cp.server).host]);
+    expect(tunnelled.slice(-1)).toEqual([new URL(cp.server).host]);
+  });
+
+  it('without proxy-url, goes through the proxy HTTPS_PROXY names, unless NO_PROXY exempts the server', async () => {
+    const path = kubeconfig('direct', () => undefined);
+    const before = tunnelled.length;
+    const proxied = await sriovDraWith({ HTTPS_PROXY: `http://127.0.0.1:${proxyPort}` }, 'inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path);
+    expect(proxied).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
+    expect(tunnelled.slice(before)).toEqual([new URL(cp.server).host]);
+    const exempt = await sriovDraWith(
+      { HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`, NO_PROXY: '127.0.0.1' },
+      ...['inspect', 'pod', `${NS}/trainer-0`, '--kubeconfig', path],
+    );
+    expect(exempt).toEqual({ code: 0, stdout: expect.stringMatching(HEADER), stderr: '' });
+    expect(tunnelled.slice(before)).toHaveLength(1);
   });
 
   it('acts as the kubeconfig user’s as and as-groups, and as --as/--as-group override them', async () => {

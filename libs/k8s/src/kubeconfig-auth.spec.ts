@@ -37,17 +37,24 @@ beforeAll(async () => {
       const json = (status: number, body: unknown): void => {
         response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
       };
-      if (request.url === '/issuer/.well-known/openid-configuration') { json(200, { issuer: `${base}/issuer`, token_endpoint: `${base}/issuer/token` }); return; }
+      if (request.url === '/issuer/.well-known/openid-configuration') {
+        json(200, { issuer: `${base}/issuer`, token_endpoint: `${base}/issuer/token` });
+        return;
+      }
       if (request.url === '/issuer/token') {
         tokenRequests.push({ authorization: request.headers.authorization, body: Buffer.concat(chunks).toString('utf8') });
         issued += 1;
         const idToken = jwt({ exp: 4_000_000_000, n: issued });
         accepted.add(idToken);
-        json(200, { id_token: idToken, refresh_token: `refresh-${issued}` }); return;
+        json(200, { id_token: idToken, refresh_token: `refresh-${issued}` });
+        return;
       }
       apiRequests.push(request.headers);
       const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-      if (bearer !== undefined && bearer.startsWith('e30.') && !accepted.has(bearer)) { json(401, { kind: 'Status', code: 401, reason: 'Unauthorized' }); return; }
+      if (bearer !== undefined && bearer.startsWith('e30.') && !accepted.has(bearer)) {
+        json(401, { kind: 'Status', code: 401, reason: 'Unauthorized' });
+        return;
+      }
       json(200, { metadata: { name: 'trainer-0', namespace: 'ns', uid: 'u', resourceVersion: '1' } });
     });
   });
@@ -58,7 +65,11 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -125,3 +125,27 @@ describe('nodePolicyAttributeField', () => {
     expect(nodePolicyAttributeField('x'.repeat(10_000))).toBe(`spec.dra.attributes["${'x'.repeat(100)}\u2026"]`);
   });
 });
+
+describe('checkNodePolicyDra: a bounded list', () => {
+  it('lists at most 64 problems one by one and counts the rest in one more, at the map', () => {
+    // 100 unqualified keys: the count, then one problem per key.
+    const attributes = Object.fromEntries(Array.from({ length: 100 }, (_unused, index) => [`k${index}`, { int: index }]));
+    const checked = checkNodePolicyDra({ attributes }, policy);
+    const errors = checked.ok ? [] : checked.errors;
+    expect(errors).toHaveLength(65);
+    expect(errors.slice(0, 2).map((error) => error.object?.field)).toEqual(['spec.dra.attributes', 'spec.dra.attributes["k0"]']);
+    expect(errors[63]?.object?.field).toBe('spec.dra.attributes["k62"]');
+    expect([errors[64]?.code, errors[64]?.object?.field, errors[64]?.detail]).toEqual([
+      'InvalidDRAAttribute',
+      'spec.dra.attributes',
+      '37 more problem(s) not listed',
+    ]);
+  });
+
+  it('lists exactly 64 problems without a count', () => {
+    const attributes = Object.fromEntries(Array.from({ length: 63 }, (_unused, index) => [`k${index}`, { int: index }]));
+    const checked = checkNodePolicyDra({ attributes }, policy);
+    expect(checked.ok ? [] : checked.errors.map((error) => error.detail).filter((detail) => detail.includes('not listed'))).toEqual([]);
+    expect(checked.ok ? 0 : checked.errors.length).toBe(64);
+  });
+});

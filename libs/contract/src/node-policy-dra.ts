@@ -43,6 +43,13 @@ const operatorOwned = new Set<string>([
 ]);
 const referenceKeys = new Set<string>(Object.values(operatorInputKeys));
 
+/**
+ * Most problems of one spec.dra listed one by one, two for each attribute the map may hold; the rest are
+ * counted in one last problem. Unbounded, 1.2 MB of bad keys (100,000 `"kN":{}`) made 200,001 problems
+ * whose messages were 47 times the input's size, for the webhook to hold and send back.
+ */
+export const MAX_LISTED_NODE_POLICY_DRA_PROBLEMS = 2 * MAX_NODE_POLICY_DRA_ATTRIBUTES;
+
 /** Where spec.dra lives in a SriovNetworkNodePolicy; every issue's field starts here. */
 export const NODE_POLICY_DRA_FIELD = 'spec.dra';
 const ATTRIBUTES_FIELD = `${NODE_POLICY_DRA_FIELD}.attributes`;
@@ -69,8 +76,10 @@ type Report = (code: ErrorCode, field: string, detail: string, remedy?: string) 
  */
 export function checkNodePolicyDra(value: unknown, object: ObjectRef = { kind: 'SriovNetworkNodePolicy' }): NodePolicyDraCheck {
   const errors: SriovDraError[] = [];
+  let unlisted = 0;
   const report: Report = (code, field, detail, remedy) => {
-    errors.push(new SriovDraError(code, detail, { object: { ...object, field }, remedy }));
+    if (errors.length < MAX_LISTED_NODE_POLICY_DRA_PROBLEMS) errors.push(new SriovDraError(code, detail, { object: { ...object, field }, remedy }));
+    else unlisted += 1;
   };
   const block = nodePolicyDraSchema.safeParse(value);
   if (!block.success) {
@@ -104,6 +113,14 @@ export function checkNodePolicyDra(value: unknown, object: ObjectRef = { kind: '
   checkReference(keys, attributes, report);
   // Over the input bound, the count is the fault already reported; the generated budget would repeat it.
   if (entries.length <= MAX_NODE_POLICY_DRA_ATTRIBUTES) checkGeneratedBudget(keys, report);
+  if (unlisted > 0) {
+    errors.push(
+      new SriovDraError('InvalidDRAAttribute', `${unlisted} more problem(s) not listed`, {
+        object: { ...object, field: ATTRIBUTES_FIELD },
+        remedy: 'fix the problems listed, then check again',
+      }),
+    );
+  }
   const [first, ...rest] = errors;
   if (first !== undefined) return { ok: false, errors: [first, ...rest] };
   // Every key here is fully qualified, so none can be "__proto__".

@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import { DRIVER_NAME, type RegistryEntry, type SriovDraError, annotations, parseBindingAnnotation, parseRegistry } from '@sriov-dra/contract';
 import { KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
-import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
-import { managedBindingsOf } from '../managed/binding-records.ts';
 import { parseConsumerClaim, parseConsumerPod } from '../managed/consumer-objects.ts';
 import { podClaimNames } from '../managed/pod-claim-names.ts';
+import { checkpointPhases } from './checkpoint-phases.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectionFlags, parseCommandLine, runCommand } from './cli-connection.ts';
 import { commandLineError } from './cli-failure.ts';
 import { formatTable, writeOutput } from './cli-output.ts';
@@ -50,17 +48,6 @@ async function getOrUndefined<T extends KubeObject>(read: () => Promise<T>): Pro
 function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: SriovDraError }): T {
   if (!result.ok) throw result.error;
   return result.value;
-}
-
-/** Binding phases by attachmentID from the checkpoint in the node's plugins directory. */
-async function checkpointPhases(pluginsDir: string): Promise<Map<string, string>> {
-  const store = await CheckpointStore.open({ directory: join(pluginsDir, DRIVER_NAME) });
-  return new Map(
-    store
-      .claims()
-      .flatMap(managedBindingsOf)
-      .map((binding) => [binding.attachmentID, binding.phase]),
-  );
 }
 
 interface GatherOptions {

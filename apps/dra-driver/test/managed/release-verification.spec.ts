@@ -108,12 +108,26 @@ describe('release verifies every owned shadow before touching any', () => {
     expect(await host.state(name)).toEqual(refusedAt(before));
 
     const kubeconfig = host.cp.kubeconfigFor('admin', { groups: ['system:masters'] });
-    const report = await sriovDra(...['orphans', '--node-name', host.node.name, '--plugins-dir', host.pluginsDir, '--kubeconfig', kubeconfig]);
-    expect(report).toEqual({
+    const report = await sriovDra(...['orphans', '--node-name', host.node.name, '--plugins-dir', host.pluginsDir, '--kubeconfig', kubeconfig, '-o', 'json']);
+    expect({ ...report, stdout: JSON.parse(report.stdout) as unknown }).toEqual({
       code: 0,
-      stdout:
-        `${NS}/${shadow.name} content-mismatch protected=yes terminating=no pod=${workload.pod.metadata.uid} claim=${ref.uid} ` +
-        `difference="its spec.config differs from the rendered configuration; the object under the shadow's name is not this binding's shadow and is left as it is (attachment ${attachmentID})"\n`,
+      stdout: {
+        node: host.node.name,
+        orphans: [
+          {
+            namespace: NS,
+            name: shadow.name,
+            uid: shadow.uid,
+            protectedByFinalizer: true,
+            terminating: false,
+            reason: 'content-mismatch',
+            podUID: workload.pod.metadata.uid,
+            claimUID: ref.uid,
+            attachmentID,
+            difference: `its spec.config differs from the rendered configuration; the object under the shadow's name is not this binding's shadow and is left as it is (attachment ${attachmentID})`,
+          },
+        ],
+      },
       stderr: '',
     });
 

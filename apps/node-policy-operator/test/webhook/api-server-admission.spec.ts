@@ -198,11 +198,11 @@ describe('admission through the API server, chart CRDs', () => {
     const outcome = await attempt(FIVE_FAULTS);
     expect(outcome.stored ? 'stored' : [outcome.status, layerOf('SriovNetworkNodePolicy', 'rail-a', outcome.message)]).toEqual([422, 'schema']);
     // Two of the five faults, and a note that the rest went unchecked: the CEL rules wait for a type-correct
-    // object, and the webhook for one the schema admits.
-    expect(outcome.stored ? [] : outcome.causes.map((cause) => (cause as { field?: unknown }).field)).toEqual([
+    // object, and the webhook for one the schema admits. The API server lists its causes in no fixed order.
+    expect(outcome.stored ? [] : outcome.causes.map((cause) => String((cause as { field?: unknown }).field)).sort()).toEqual([
+      '<nil>',
       'spec.dra.attributes.example.com/rail.int',
       'spec.numVfs',
-      '<nil>',
     ]);
     expect(outcome.stored ? '' : outcome.message).toContain('some validation rules were not checked because the object was invalid');
   });

@@ -2,7 +2,7 @@
 // v1.multus-cni.io/default-network annotation replacing the cluster network, defaultNetworks added except in
 // systemNamespaces, and namespaceIsolation with globalNamespaces. The keys come in the multus-shim
 // configuration, which both daemons overlay with their own daemon-config.json.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { annotations } from '@sriov-dra/contract';
 import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { createNamespace } from '@sriov-dra/k8s/testing';
@@ -55,6 +55,9 @@ async function compare(podName: string, shimKeys: Record<string, unknown> = {}):
   expect({ ...ours, error: ours.error !== '' }).toEqual({ ...upstream, error: upstream.error !== '' });
   return shape(ours);
 }
+
+// Each case runs real ADDs through both daemons and their delegates, several seconds on a loaded machine.
+jest.setTimeout(60_000);
 
 beforeAll(async () => {
   parity = await startParityNode(NS, async (admin) => {

@@ -1,7 +1,16 @@
 import { existsSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { SriovDraError } from '@sriov-dra/contract';
-import { type ClientConfig, type Impersonation, KubeClient, defaultKubeconfigFiles, inClusterConfig, loadKubeconfig } from '@sriov-dra/k8s';
+import {
+  type ClientConfig,
+  type Impersonation,
+  KubeClient,
+  type KubeObject,
+  defaultKubeconfigFiles,
+  inClusterConfig,
+  isApiError,
+  loadKubeconfig,
+} from '@sriov-dra/k8s';
 import { commandLineError, debugging, failureLine } from './cli-failure.ts';
 import { type OutputFormat, OUTPUT_FORMATS, isOutputFormat } from './cli-output.ts';
 import { EXIT, type Output } from './command-io.ts';
@@ -82,6 +91,16 @@ export function connectionFlags(command: string, values: ConnectionValues): Conn
     ...(values.as === undefined ? {} : { as: values.as }),
     ...(values['as-uid'] === undefined ? {} : { asUid: values['as-uid'] }),
   };
+}
+
+/** An object read that may find nothing: NotFound is undefined, every other failure is the command's. */
+export async function getIfPresent<T extends KubeObject>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isApiError(error, 'NotFound')) return undefined;
+    throw error;
+  }
 }
 
 /** An open connection to the cluster the flags select. */

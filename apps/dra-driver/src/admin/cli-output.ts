@@ -9,6 +9,9 @@ export function isOutputFormat(value: string): value is OutputFormat {
   return (OUTPUT_FORMATS as readonly string[]).includes(value);
 }
 
+/** A boolean as a table cell. */
+export const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
+
 /** Columns padded to their widest cell, two spaces apart, as kubectl prints them. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));

@@ -1,9 +1,9 @@
 import { DRIVER_NAME, type RegistryEntry, type SriovDraError, annotations, parseBindingAnnotation, parseRegistry } from '@sriov-dra/contract';
-import { KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import { parseConsumerClaim, parseConsumerPod } from '../managed/consumer-objects.ts';
 import { podClaimNames } from '../managed/pod-claim-names.ts';
 import { checkpointPhases } from './checkpoint-phases.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectionFlags, parseCommandLine, runCommand } from './cli-connection.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectionFlags, getIfPresent, parseCommandLine, runCommand } from './cli-connection.ts';
 import { commandLineError } from './cli-failure.ts';
 import { formatTable, writeOutput } from './cli-output.ts';
 import type { Output } from './command-io.ts';
@@ -36,15 +36,6 @@ Exit status: 0 shown; 1 failed (one line on stderr: error code, what failed, wha
 `;
 }
 
-async function getOrUndefined<T extends KubeObject>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (isApiError(error, 'NotFound')) return undefined;
-    throw error;
-  }
-}
-
 function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: SriovDraError }): T {
   if (!result.ok) throw result.error;
   return result.value;
@@ -62,7 +53,7 @@ async function gather(client: KubeClient, namespace: string, name: string, optio
   const allocated: AllocatedVf[] = [];
   for (const entry of unwrap(podClaimNames(pod))) {
     if (entry.kind !== 'claim') continue;
-    const raw = await getOrUndefined(() => client.get(resourceTypes.resourceClaim, { namespace, name: entry.claimName }));
+    const raw = await getIfPresent(() => client.get(resourceTypes.resourceClaim, { namespace, name: entry.claimName }));
     if (raw === undefined) continue;
     const claim = unwrap(parseConsumerClaim(raw, { kind: 'ResourceClaim', namespace, name: entry.claimName }));
     for (const result of claim.allocation?.results ?? []) {
@@ -77,10 +68,7 @@ async function gather(client: KubeClient, namespace: string, name: string, optio
       : unwrap(parseRegistry(rawRegistry, { kind: 'Pod', namespace, name, field: `annotation ${annotations.managedNetworks}` })).entries;
   const shadows = new Map<string, KubeObject | undefined>();
   for (const entry of registry) {
-    shadows.set(
-      entry.name,
-      await getOrUndefined(() => client.get(resourceTypes.networkAttachmentDefinition, { namespace: entry.namespace, name: entry.name })),
-    );
+    shadows.set(entry.name, await getIfPresent(() => client.get(resourceTypes.networkAttachmentDefinition, { namespace: entry.namespace, name: entry.name })));
   }
   const sourceNamespaces = [...shadows.values()].flatMap((shadow) => {
     const raw = shadow?.metadata.annotations?.[annotations.binding];

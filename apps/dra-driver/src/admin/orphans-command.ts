@@ -6,7 +6,7 @@ import { managedBindingsOf } from '../managed/binding-records.ts';
 import { type Orphan, findOrphans, listNodeShadows } from '../managed/orphan-scan.ts';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectionFlags, parseCommandLine, runCommand } from './cli-connection.ts';
 import { commandLineError } from './cli-failure.ts';
-import { formatTable, writeOutput } from './cli-output.ts';
+import { formatTable, writeOutput, yesNo } from './cli-output.ts';
 import type { Output } from './command-io.ts';
 
 export const ORPHANS_COMMAND = 'orphans';
@@ -33,8 +33,6 @@ from the record. -o json and -o yaml print {node, orphans}.
 Exit status: 0 listed (orphans or none); 1 failed (one line on stderr: error code, what failed, what to do).
 `;
 }
-
-const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
 function table(nodeName: string, orphans: readonly Orphan[], wide: boolean): string {
   if (orphans.length === 0) return `no orphaned shadows on node ${nodeName}\n`;

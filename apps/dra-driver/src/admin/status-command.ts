@@ -1,8 +1,8 @@
 import { DRIVER_NAME, MANAGED_BY_VALUE, labels } from '@sriov-dra/contract';
-import { type KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { nodeShadowSelector } from '../managed/orphan-scan.ts';
 import { checkpointPhases } from './checkpoint-phases.ts';
-import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectionFlags, parseCommandLine, runCommand } from './cli-connection.ts';
+import { CONNECTION_OPTIONS, CONNECTION_USAGE, connectionFlags, getIfPresent, parseCommandLine, runCommand } from './cli-connection.ts';
 import { commandLineError } from './cli-failure.ts';
 import { writeOutput } from './cli-output.ts';
 import type { Output } from './command-io.ts';
@@ -29,15 +29,6 @@ Exit status: 0 shown; 1 failed (one line on stderr: code, what failed, what to d
 `;
 }
 
-async function getOrUndefined(read: () => Promise<KubeObject>): Promise<KubeObject | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (isApiError(error, 'NotFound')) return undefined;
-    throw error;
-  }
-}
-
 /** Everything the overview joins, for every node or one: its slices, claims, Pods and shadows. */
 async function gather(client: KubeClient, nodeName: string | undefined, pluginsDir: string | undefined): Promise<StatusInput> {
   const claims = await client.listAll(resourceTypes.resourceClaim);
@@ -58,7 +49,7 @@ async function gather(client: KubeClient, nodeName: string | undefined, pluginsD
   for (const shadow of shadows) {
     for (const owner of podOwnersOf(shadow)) {
       if (present.has(owner.uid)) continue;
-      const pod = await getOrUndefined(() => client.get(resourceTypes.pod, { namespace: shadow.metadata.namespace ?? '', name: owner.name }));
+      const pod = await getIfPresent(() => client.get(resourceTypes.pod, { namespace: shadow.metadata.namespace ?? '', name: owner.name }));
       if (pod !== undefined && !present.has(pod.metadata.uid)) {
         present.add(pod.metadata.uid);
         pods.push(pod);

@@ -1,7 +1,7 @@
 import { DRIVER_NAME, MANAGED_BY_VALUE, type RegistryEntry, annotations, labels, parseBindingAnnotation, parseRegistry } from '@sriov-dra/contract';
 import type { KubeObject } from '@sriov-dra/k8s';
 import { z } from 'zod';
-import { formatTable } from './cli-output.ts';
+import { formatTable, yesNo } from './cli-output.ts';
 import { type AllocatedVf, type AttachmentView, inspectPod } from './pod-inspection.ts';
 
 /** The binding states `inspect` gives an attachment, in the order the overview shows them. */
@@ -289,8 +289,6 @@ const counted = (counts: Readonly<Record<string, number>>): string =>
     .filter(([, count]) => count > 0)
     .map(([key, count]) => `${key}=${count}`)
     .join(' ') || '-';
-
-const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
 /** One row per node and a total row; wide adds the checkpoint's phases. Then each orphan, and the footnote. */
 export function statusTable(overview: StatusOverview, wide: boolean): string {

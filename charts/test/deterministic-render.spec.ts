@@ -9,27 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { helmBinary } from '@sriov-dra/k8s/testing';
+import { EVERY_FEATURE } from './every-feature.ts';
 
 const CHART = fileURLToPath(new URL('../sriov-dra/', import.meta.url));
-
-/** Every feature the chart leaves off by default, on; the webhook's certificate from cert-manager. */
-const EVERY_FEATURE = {
-  global: { operatorNamespace: 'sriov-network-operator', imageRegistry: 'registry.example', imagePullSecrets: [{ name: 'pull' }] },
-  'dra-driver': {
-    configurationMode: 'MULTUS',
-    multusAutoAttach: true,
-    metrics: { serviceMonitor: { enabled: true } },
-    deviceClasses: [
-      { name: 'sriov-pcie-netdevice', requirePcieRoot: true },
-      { name: 'sriov-one-network', vfConfig: { netAttachDefName: 'rail-a-net', netAttachDefNamespace: 'ai-workloads' } },
-    ],
-  },
-  'multus-live-read-proxy': { metrics: { serviceMonitor: { enabled: true } } },
-  'node-policy-operator': {
-    metrics: { serviceMonitor: { enabled: true } },
-    webhook: { certificates: { source: 'cert-manager' } },
-  },
-};
 
 let dir: string;
 

@@ -11,13 +11,15 @@ across the umbrella chart and its subcharts, so each name carries the component'
 {{- /*
 A cluster-scoped object's name (ClusterRoles, their bindings, admission configuration): the release name in
 front, so two releases never write the same object. Argument: (list . "suffix"), the suffix may be empty.
+Not cut to 63 characters: these names are DNS subdomains (253), and a cut would give a long release's
+objects one name. At most 53 (release) + 63 (fullname) + 20 (suffix) + 2 characters.
 */}}
 {{- define "dra-driver.clusterScopedName" -}}
 {{- $root := index . 0 -}}
 {{- $suffix := index . 1 -}}
 {{- $name := printf "%s-%s" $root.Release.Name (include "dra-driver.fullname" $root) -}}
 {{- if $suffix }}{{ $name = printf "%s-%s" $name $suffix }}{{ end -}}
-{{- $name | trunc 63 | trimSuffix "-" -}}
+{{- $name -}}
 {{- end }}
 
 {{- /* Labels a Pod selector matches: stable for the life of the release. */}}

@@ -142,6 +142,32 @@ describe('image', () => {
     expect(container(objects, WORKLOADS[2])).toMatchObject({ imagePullPolicy: 'IfNotPresent' });
   });
 
+  it('pins every container by its component’s digest: init containers, the webhook’s and the crds hook Job’s included', () => {
+    const digest = (hex: string) => `sha256:${hex.repeat(64)}`;
+    const objects = render({
+      'dra-driver': { image: { digest: digest('a') } },
+      'multus-live-read-proxy': { image: { digest: digest('b') } },
+      'node-policy-operator': { image: { digest: digest('c') }, crds: { upstreamOwned: 'apply' } },
+    });
+    const containers = Object.fromEntries(
+      objects
+        .filter((object) => ['DaemonSet', 'Deployment', 'Job'].includes(object.kind))
+        .flatMap((object) => {
+          const spec = (object.spec?.['template'] as PodTemplate).spec;
+          return [...(spec.initContainers ?? []), ...spec.containers].map((each) => [`${object.kind} ${object.metadata.name} ${each.name}`, each.image]);
+        }),
+    );
+    expect(containers).toEqual({
+      'DaemonSet dra-driver-sriov driver': `ghcr.io/sriov-dra/dra-driver:0.1.0@${digest('a')}`,
+      'DaemonSet multus-live-read-proxy install-multus-shim': `ghcr.io/sriov-dra/multus-live-read-proxy:0.1.0@${digest('b')}`,
+      'DaemonSet multus-live-read-proxy daemon': `ghcr.io/sriov-dra/multus-live-read-proxy:0.1.0@${digest('b')}`,
+      'Deployment node-policy-operator operator': `ghcr.io/sriov-dra/node-policy-operator:0.1.0@${digest('c')}`,
+      'Deployment node-policy-operator-webhook certificates': `ghcr.io/sriov-dra/node-policy-operator:0.1.0@${digest('c')}`,
+      'Deployment node-policy-operator-webhook webhook': `ghcr.io/sriov-dra/node-policy-operator:0.1.0@${digest('c')}`,
+      'Job node-policy-operator-crds crds-apply': `ghcr.io/sriov-dra/node-policy-operator:0.1.0@${digest('c')}`,
+    });
+  });
+
   it('takes its registry from global.imageRegistry in every component, over each one’s own', () => {
     const objects = render({ global: { imageRegistry: 'registry.corp.example' }, 'dra-driver': { image: { registry: 'ignored.example' } } });
     expect(images(objects)).toEqual({
@@ -645,6 +671,18 @@ describe('the values schemas', () => {
       { 'node-policy-operator': { image: { digest: 'latest' } } },
       'node-policy-operator',
       "/image/digest': 'latest' does not match pattern",
+    ],
+    [
+      'dra-driver: a digest that is not one',
+      { 'dra-driver': { image: { digest: 'sha256:short' } } },
+      'dra-driver',
+      "/image/digest': 'sha256:short' does not match pattern",
+    ],
+    [
+      'multus-live-read-proxy: a digest that is not one',
+      { 'multus-live-read-proxy': { image: { digest: 'v1' } } },
+      'multus-live-read-proxy',
+      "/image/digest': 'v1' does not match pattern",
     ],
   ])('refuses %s, naming it', (_case, values, chart, message) => {
     const result = run(values);

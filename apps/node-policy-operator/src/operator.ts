@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { EventRecorder, type KubeClient, type LeaderElectionOptions, LeaderElector, startHealthServer } from '@sriov-dra/k8s';
-import { type OperatorMode, keepsSourceNads } from './coexistence/operator-mode.ts';
+import type { OperatorMode } from './coexistence/operator-mode.ts';
 import { createOperatorInformers } from './controller/shared-informers.ts';
 import { type NodePolicyController, startNodePolicyController } from './dra/node-policy-controller.ts';
 import { OperatorMetrics } from './metrics.ts';
@@ -48,9 +48,12 @@ export async function startOperator(settings: OperatorSettings, client: KubeClie
     leading = true;
     metrics.leader.set(1);
     logger.info('leading: starting the controllers');
-    // The controllers subscribe to one set of watches, opened once they have.
-    const informers = createOperatorInformers(client, logger, { operatorNamespace: settings.operatorNamespace });
-    const networks: SriovNetworkController | undefined = keepsSourceNads(settings.mode) ? startSriovNetworkController({ ...common, informers }) : undefined;
+    // The controllers subscribe to one set of watches, opened once they have. The Namespace watch exists in
+    // standalone mode only, the one mode that runs the SriovNetwork controller.
+    const informers = createOperatorInformers(client, logger, { operatorNamespace: settings.operatorNamespace, mode: settings.mode });
+    const { namespaces } = informers;
+    const networks: SriovNetworkController | undefined =
+      namespaces === undefined ? undefined : startSriovNetworkController({ ...common, informers: { ...informers, namespaces } });
     const policies: NodePolicyController = startNodePolicyController({ ...common, informers, draEnabled: settings.draEnabled });
     const controllers = networks === undefined ? [policies] : [networks, policies];
     const stopWatching = new AbortController();

@@ -19,7 +19,8 @@ export function isOperatorMode(text: string): text is OperatorMode {
  * none of them — not even to undo what it wrote in standalone mode: its NADs carry upstream's owner marker
  * and its finalizer is upstream's, so upstream's controller takes them over as its own, and removing the
  * finalizer would let a deleted SriovNetwork leave its NAD behind in another namespace. The node-policy
- * controller only reads SriovNetworks and NADs in both modes.
+ * controller only reads SriovNetworks and NADs in both modes; Namespaces only the SriovNetwork controller
+ * watches, so alongside upstream the operator opens no Namespace watch and the chart grants none.
  */
 export function keepsSourceNads(mode: OperatorMode): boolean {
   return mode === 'standalone';

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { MANAGED_BY_VALUE, labels } from '@sriov-dra/contract';
 import { Informer, type InformerHandlers, type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
+import { type OperatorMode, keepsSourceNads } from '../coexistence/operator-mode.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 
 /** One informer's cache and events, shared by every controller of the process. */
@@ -16,7 +17,11 @@ export interface SharedInformer<T extends KubeObject> {
 export interface OperatorInformers {
   readonly sriovNetworks: SharedInformer<KubeObject & SriovNetwork>;
   readonly nads: SharedInformer<KubeObject>;
-  readonly namespaces: SharedInformer<KubeObject>;
+  /**
+   * Standalone mode only: the SriovNetwork controller's, which alone reads Namespaces (a network waits for its
+   * target namespace). Alongside the upstream operator that controller does not run, so no Namespace is watched.
+   */
+  readonly namespaces: SharedInformer<KubeObject> | undefined;
   readonly policies: SharedInformer<KubeObject>;
   readonly nodes: SharedInformer<KubeObject>;
   readonly nodeStates: SharedInformer<KubeObject>;
@@ -24,7 +29,7 @@ export interface OperatorInformers {
   readonly deviceAttributes: SharedInformer<KubeObject>;
   /** And the per-node SriovResourcePolicies of the operator namespace. */
   readonly resourcePolicies: SharedInformer<KubeObject>;
-  /** Runs every informer until `signal` aborts. */
+  /** Runs every informer of the mode until `signal` aborts. */
   start(signal: AbortSignal): Promise<void>;
 }
 
@@ -77,11 +82,12 @@ class FanOutInformer<T extends KubeObject> implements SharedInformer<T> {
  * The informers both controllers wake from and the node-policy controller reconciles from. Shared, because
  * NADs and SriovNetworks were otherwise cached once per controller. Each one's
  * periodic resync replays its store to every subscriber: missed-event recovery for all of them at once.
+ * Only the watches `mode`'s controllers read are opened, so the chart grants no other.
  */
 export function createOperatorInformers(
   client: KubeClient,
   logger: Logger,
-  options: { readonly operatorNamespace: string; readonly resyncMs?: number },
+  options: { readonly operatorNamespace: string; readonly mode: OperatorMode; readonly resyncMs?: number },
 ): OperatorInformers {
   const resyncMs = options.resyncMs ?? 5 * 60_000;
   const namespaced = { namespace: options.operatorNamespace };
@@ -94,13 +100,13 @@ export function createOperatorInformers(
     { labelSelector: `${labels.managedBy}!=${MANAGED_BY_VALUE}`, resyncMs: 0 },
     logger,
   );
-  const namespaces = new FanOutInformer<KubeObject>(client, resourceTypes.namespace, { resyncMs: 0 }, logger);
+  const namespaces = keepsSourceNads(options.mode) ? new FanOutInformer<KubeObject>(client, resourceTypes.namespace, { resyncMs: 0 }, logger) : undefined;
   const policies = new FanOutInformer<KubeObject>(client, resourceTypes.sriovNetworkNodePolicy, { ...namespaced, resyncMs }, logger);
   const nodes = new FanOutInformer<KubeObject>(client, resourceTypes.node, { resyncMs: 0 }, logger);
   const nodeStates = new FanOutInformer<KubeObject>(client, resourceTypes.sriovNetworkNodeState, { ...namespaced, resyncMs: 0 }, logger);
   const deviceAttributes = new FanOutInformer<KubeObject>(client, resourceTypes.deviceAttributes, { ...namespaced, resyncMs: 0 }, logger);
   const resourcePolicies = new FanOutInformer<KubeObject>(client, resourceTypes.sriovResourcePolicy, { ...namespaced, resyncMs: 0 }, logger);
-  const all = [sriovNetworks, nads, namespaces, policies, nodes, nodeStates, deviceAttributes, resourcePolicies];
+  const all = [sriovNetworks, nads, policies, nodes, nodeStates, deviceAttributes, resourcePolicies, ...(namespaces === undefined ? [] : [namespaces])];
   return {
     sriovNetworks,
     nads,

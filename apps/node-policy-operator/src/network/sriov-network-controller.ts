@@ -8,8 +8,8 @@ import { type SriovNetworkReconcilerOptions, reconcileSriovNetwork } from './sri
 type NetworkObject = KubeObject & SriovNetwork;
 
 export interface SriovNetworkControllerOptions extends SriovNetworkReconcilerOptions {
-  /** The process's shared watches; their resync is this controller's missed-event recovery. */
-  readonly informers: Pick<OperatorInformers, 'sriovNetworks' | 'nads' | 'namespaces'>;
+  /** The process's shared watches, with the Namespace watch standalone mode opens; their resync is this controller's missed-event recovery. */
+  readonly informers: Pick<OperatorInformers, 'sriovNetworks' | 'nads'> & { readonly namespaces: SharedInformer<KubeObject> };
   readonly metrics?: OperatorMetrics;
 }
 

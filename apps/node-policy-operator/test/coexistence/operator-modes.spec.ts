@@ -4,7 +4,9 @@
 // - standalone renders every SriovNetwork's NAD as before, with the cleanup finalizer and Ready;
 // - alongside-upstream generates the DRA objects from a policy referencing an upstream-rendered NAD, and
 //   writes nothing on NADs or SriovNetworks (counted in the API server's audit log, whatever RBAC allows),
-//   with a chart that grants no such writes; an object upstream's own DRA provider generated is left alone;
+//   with a chart that grants no such writes; it neither watches Namespaces nor is granted to (only the
+//   SriovNetwork controller, which does not run, reads them); an object upstream's own DRA provider
+//   generated is left alone;
 // - switching a running standalone installation to alongside-upstream leaves the NADs, finalizers and
 //   conditions it wrote for upstream's controller to take over.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -21,6 +23,7 @@ import {
   auditMark,
   compactConfig,
   nadPlace,
+  namespaceRequests,
   networkWrites,
   operatorMay,
   renderOperator,
@@ -162,6 +165,7 @@ describe('alongside-upstream, on a cluster the SR-IOV network operator runs', ()
     for (const verb of ['get', 'list', 'watch']) {
       expect(await operatorMay(admin(), verb, nads)).toBe(true);
       expect(await operatorMay(admin(), verb, networks)).toBe(true);
+      expect([verb, await operatorMay(admin(), verb, { group: '', resource: 'namespaces' })]).toEqual([verb, false]);
     }
   });
 
@@ -185,6 +189,8 @@ describe('alongside-upstream, on a cluster the SR-IOV network operator runs', ()
     expect(unreconciled.status?.conditions ?? []).toEqual([]);
     expect(await nad(admin(), nadPlace(unreconciled))).toBeUndefined();
     expect(await networkWrites(cp, mark)).toEqual([]);
+    // Every informer lists at start, so one opened on Namespaces would have asked by now, refused or not.
+    expect(await namespaceRequests(cp, mark)).toEqual([]);
   }, 90_000);
 
   it('leaves an object the SR-IOV network operator’s own DRA provider generated, and says so on the policy that needs its name', async () => {
@@ -288,6 +294,8 @@ describe('standalone, then switched to alongside-upstream', () => {
       );
       expect((await nad(admin(), place))?.spec.config).not.toBe(compactConfig(sample));
     }
+    // Standalone watches Namespaces under the chart's grant: what the audit check of the alongside operator would see.
+    expect(await namespaceRequests(cp)).toEqual(expect.arrayContaining(['list 200', 'watch 200']));
   }, 90_000);
 
   it('after the switch, the NADs, finalizers and conditions standalone wrote stay as they are, and the DRA objects keep following the policies', async () => {
@@ -316,6 +324,8 @@ describe('standalone, then switched to alongside-upstream', () => {
     for (const [key, version] of before) if (key.startsWith('SriovNetwork ')) expect([key, after.get(key)]).toEqual([key, version]);
     expect((await network(admin(), UNRECONCILED)).metadata.finalizers).toEqual([NAD_CLEANUP_FINALIZER]);
     expect(await networkWrites(cp, mark)).toEqual([]);
+    expect(await namespaceRequests(cp, mark)).toEqual([]);
+    expect(await operatorMay(admin(), 'watch', { group: '', resource: 'namespaces' })).toBe(false);
 
     // Deleted now, the network waits for upstream's controller: its finalizer and its NAD in the other namespace stay.
     await admin().delete(resourceTypes.sriovNetwork, UNRECONCILED);

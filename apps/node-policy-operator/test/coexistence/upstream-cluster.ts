@@ -233,7 +233,18 @@ export async function networkWrites(cp: ControlPlane, skip = 0): Promise<string[
     );
 }
 
-/** How many requests the audit log holds: a mark for networkWrites. */
+/**
+ * The operator's requests on Namespaces after the first `skip` requests, as `<verb> <status code>`: refused
+ * ones too, so a watch opened without the grant shows as much as one the chart allows.
+ */
+export async function namespaceRequests(cp: ControlPlane, skip = 0): Promise<string[]> {
+  const requests = ((await cp.auditLog?.requests()) ?? []).slice(skip);
+  return requests
+    .filter((event) => event.user.username === OPERATOR_USER && event.objectRef?.resource === 'namespaces' && (event.objectRef.apiGroup ?? '') === '')
+    .map((event) => `${event.verb} ${String(event.responseStatus?.code)}`);
+}
+
+/** How many requests the audit log holds: a mark for networkWrites and namespaceRequests. */
 export async function auditMark(cp: ControlPlane): Promise<number> {
   return ((await cp.auditLog?.requests()) ?? []).length;
 }

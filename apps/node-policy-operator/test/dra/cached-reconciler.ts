@@ -36,7 +36,10 @@ export async function startCachedReconciler(
   options: Omit<NodePolicyReconcilerOptions, 'informers' | 'nodeProblems'>,
   admin: KubeClient,
 ): Promise<CachedReconciler> {
-  const informers = createOperatorInformers(options.client, pino({ level: 'silent' }), { operatorNamespace: options.operatorNamespace });
+  const informers = createOperatorInformers(options.client, pino({ level: 'silent' }), {
+    operatorNamespace: options.operatorNamespace,
+    mode: 'alongside-upstream',
+  });
   const stop = new AbortController();
   const running = informers.start(stop.signal);
   const namespace = options.operatorNamespace;

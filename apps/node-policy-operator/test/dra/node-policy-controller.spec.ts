@@ -44,7 +44,7 @@ beforeAll(async () => {
   ]);
   const logger = pino({ level: 'silent' });
   const controllerClient = cp.clientFor(CONTROLLER_USER, ['system:masters']);
-  informers = createOperatorInformers(controllerClient, logger, { operatorNamespace: OPERATOR_NS });
+  informers = createOperatorInformers(controllerClient, logger, { operatorNamespace: OPERATOR_NS, mode: 'alongside-upstream' });
   informers.nodeStates.subscribe({
     onUpdate: () => {
       nodeStateUpdates += 1;

@@ -23,9 +23,11 @@ beforeAll(async () => {
   await installCrds(client);
   await createNamespace(client, OPERATOR_NS);
   const logger = pino({ level: 'silent' });
-  const informers = createOperatorInformers(client, logger, { operatorNamespace: OPERATOR_NS });
+  const informers = createOperatorInformers(client, logger, { operatorNamespace: OPERATOR_NS, mode: 'standalone' });
+  const { namespaces } = informers;
+  if (namespaces === undefined) throw new Error('standalone mode opened no Namespace watch');
   controller = startSriovNetworkController({
-    informers,
+    informers: { ...informers, namespaces },
     client,
     logger: pino({ level: 'silent' }),
     operatorNamespace: OPERATOR_NS,

@@ -200,25 +200,51 @@ describe('Pod placement and metadata', () => {
   });
 
   it('adds podLabels and podAnnotations to each Pod, keeping the selector’s labels and the Multus config checksum', () => {
+    // Other app.kubernetes.io/ keys are the platform team's; only the selector's two are refused (the values schemas below).
     const objects = render({
-      ...Object.fromEntries(COMPONENTS.map((component) => [component, { podLabels: { team: component }, podAnnotations: { 'example.com/owner': component } }])),
+      ...Object.fromEntries(
+        COMPONENTS.map((component) => [
+          component,
+          { podLabels: { team: component, 'app.kubernetes.io/component': 'network' }, podAnnotations: { 'example.com/owner': component } },
+        ]),
+      ),
     });
     const metadata = Object.fromEntries(WORKLOADS.map((workload) => [workload.name, pod(objects, workload).metadata]));
     expect(metadata).toEqual({
       'dra-driver-sriov': {
-        labels: { 'app.kubernetes.io/name': 'dra-driver-sriov', 'app.kubernetes.io/instance': 'sriov-dra', team: 'dra-driver' },
+        labels: {
+          'app.kubernetes.io/name': 'dra-driver-sriov',
+          'app.kubernetes.io/instance': 'sriov-dra',
+          'app.kubernetes.io/component': 'network',
+          team: 'dra-driver',
+        },
         annotations: { 'example.com/owner': 'dra-driver' },
       },
       'multus-live-read-proxy': {
-        labels: { 'app.kubernetes.io/name': 'multus-live-read-proxy', 'app.kubernetes.io/instance': 'sriov-dra', team: 'multus-live-read-proxy' },
+        labels: {
+          'app.kubernetes.io/name': 'multus-live-read-proxy',
+          'app.kubernetes.io/instance': 'sriov-dra',
+          'app.kubernetes.io/component': 'network',
+          team: 'multus-live-read-proxy',
+        },
         annotations: { 'example.com/owner': 'multus-live-read-proxy', 'checksum/config': expect.stringMatching(/^[0-9a-f]{64}$/) },
       },
       'node-policy-operator': {
-        labels: { 'app.kubernetes.io/name': 'node-policy-operator', 'app.kubernetes.io/instance': 'sriov-dra', team: 'node-policy-operator' },
+        labels: {
+          'app.kubernetes.io/name': 'node-policy-operator',
+          'app.kubernetes.io/instance': 'sriov-dra',
+          'app.kubernetes.io/component': 'network',
+          team: 'node-policy-operator',
+        },
         annotations: { 'example.com/owner': 'node-policy-operator' },
       },
       'node-policy-operator-webhook': {
-        labels: { 'app.kubernetes.io/name': 'node-policy-operator-webhook', 'app.kubernetes.io/instance': 'sriov-dra', team: 'node-policy-operator' },
+        labels: {
+          'app.kubernetes.io/name': 'node-policy-operator-webhook',
+          'app.kubernetes.io/instance': 'sriov-dra',
+          'app.kubernetes.io/component': 'network',
+          team: 'node-policy-operator',
+        },
         annotations: { 'example.com/owner': 'node-policy-operator' },
       },
     });
@@ -671,6 +697,24 @@ describe('the values schemas', () => {
       { 'node-policy-operator': { image: { digest: 'latest' } } },
       'node-policy-operator',
       "/image/digest': 'latest' does not match pattern",
+    ],
+    [
+      'dra-driver: a podLabels key of the Pod selector',
+      { 'dra-driver': { podLabels: { 'app.kubernetes.io/name': 'x', team: 'a' } } },
+      'dra-driver',
+      "/podLabels/app.kubernetes.io~1name': false schema",
+    ],
+    [
+      'multus-live-read-proxy: a podLabels key of the Pod selector',
+      { 'multus-live-read-proxy': { podLabels: { 'app.kubernetes.io/instance': 'x' } } },
+      'multus-live-read-proxy',
+      "/podLabels/app.kubernetes.io~1instance': false schema",
+    ],
+    [
+      'node-policy-operator: a podLabels key of the Pod selector (the operator’s and the webhook’s)',
+      { 'node-policy-operator': { podLabels: { 'app.kubernetes.io/name': 'x' } } },
+      'node-policy-operator',
+      "/podLabels/app.kubernetes.io~1name': false schema",
     ],
     [
       'dra-driver: a digest that is not one',

@@ -1,6 +1,6 @@
 // The operator's two modes on a cluster that already holds the SR-IOV network operator's CRDs and objects
-// (docs/coexistence.md), each run as the chart deploys it for that mode (its environment through the real
-// flag parser, its RBAC alone):
+// (docs/coexistence.md), its node states among them, stored under upstream's own CRD schema; each mode run as
+// the chart deploys it (its environment through the real flag parser, its RBAC alone):
 // - standalone renders every SriovNetwork's NAD as before, with the cleanup finalizer and Ready;
 // - alongside-upstream generates the DRA objects from a policy referencing an upstream-rendered NAD, and
 //   writes nothing on NADs or SriovNetworks (counted in the API server's audit log, whatever RBAC allows),
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, freePort, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import type { Operator } from '../../src/operator.ts';
-import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
+import { draReference, nodePolicyBody, sriovNetworkBody } from '../cluster-objects.ts';
 import {
   NAD_CLEANUP_FINALIZER,
   type NadObject,
@@ -29,6 +29,7 @@ import {
   renderOperator,
   sampleNetworks,
   seedUpstreamCluster,
+  seedUpstreamNode,
   startRenderedOperator,
   writeAsUpstream,
 } from './upstream-cluster.ts';
@@ -64,12 +65,11 @@ interface WithConditions extends KubeObject {
   readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string; readonly reason: string; readonly message?: string }[] };
 }
 type AttributesObject = KubeObject & { spec: { attributes: Record<string, unknown> } };
+type ResourcePolicyObject = KubeObject & { spec: { configs: { resourceFilters: unknown[] }[] } };
 
-/** The rail network and a node policy referencing it through spec.dra, on one node's PF. */
+/** The rail network and a node policy referencing it through spec.dra, on port 0 of worker-1's NIC. */
 async function createRail(admin: KubeClient): Promise<NetworkObject> {
-  await seedNode(admin, OPERATOR_NS, 'worker-1', { rail: 'true' }, [
-    { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
-  ]);
+  await seedUpstreamNode(admin, 'worker-1', { rail: 'true' });
   const network = await admin.create<NetworkObject>(
     resourceTypes.sriovNetwork,
     sriovNetworkBody(OPERATOR_NS, 'rail-a-net', {
@@ -179,7 +179,10 @@ describe('alongside-upstream, on a cluster the SR-IOV network operator runs', ()
     const attributes = await railAttributes(admin());
     expect(attributes?.[NAD_NAME]).toEqual({ string: 'rail-a-net' });
     expect(attributes?.[NAD_NAMESPACE]).toEqual({ string: 'ai-workloads' });
-    expect((await admin().list(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS })).items.map((item) => item.metadata.name)).toEqual(['worker-1']);
+    const resourcePolicies = (await admin().list<ResourcePolicyObject>(resourceTypes.sriovResourcePolicy, { namespace: OPERATOR_NS })).items;
+    expect(resourcePolicies.map((item) => item.metadata.name)).toEqual(['worker-1']);
+    // The node state as upstream stored it: the policy's pfNames select port 0 of the NIC, by its PCI address.
+    expect(resourcePolicies[0]?.spec.configs.map((config) => config.resourceFilters)).toEqual([[{ pfPciAddresses: ['0000:3b:00.0'] }]]);
     await quiet();
 
     expect(await versions(admin())).toEqual(before);
@@ -222,9 +225,7 @@ describe('alongside-upstream, on a cluster the SR-IOV network operator runs', ()
       { namespace: OPERATOR_NS },
     );
     const mark = await auditMark(cp);
-    await seedNode(admin(), OPERATOR_NS, 'worker-2', { rail: 'true' }, [
-      { name: 'ens1f0', pciAddress: '0000:5e:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:5e:00.2', vfID: 0 }] },
-    ]);
+    await seedUpstreamNode(admin(), 'worker-2', { rail: 'true' });
     await waitFor('the rail policy’s sync failure', async () => (await draReason(admin())) === 'DRAConfigurationSyncFailed', { timeoutMs: 30_000 });
     const policy = await admin().get<WithConditions>(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'rail-a-policy' });
     expect(policy.status?.conditions?.find((condition) => condition.type === 'DRAConfigurationReady')?.message).toContain(

@@ -1,9 +1,10 @@
 // A cluster that already runs the SR-IOV network operator, for the coexistence specs: upstream's CRDs
 // (charts/sriov-dra/test-data/upstream-crds) with upstream's published example SriovNetworks and node
 // policies (test-data/upstream-samples) stored under them, then `crds apply` (spec.dra merged into
-// upstream's policy CRD) and the chart's own CRDs, as installing next to upstream does; and what upstream's network controller writes for a SriovNetwork it
-// reconciled — the source NAD with upstream's owner marker, the Ready condition, the NAD-cleanup finalizer —
-// written here under upstream's field manager, since upstream's operator itself does not run.
+// upstream's policy CRD) and the chart's own CRDs, as installing next to upstream does; and what upstream's
+// controllers write, under their field managers, since upstream's operator itself does not run: for a
+// SriovNetwork it reconciled, the source NAD with upstream's owner marker, the Ready condition and the
+// NAD-cleanup finalizer; for a node, its SriovNetworkNodeState (test-data/upstream-node-states).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,8 @@ export const RELEASE_NS = 'sriov-dra';
 export const OPERATOR_NS = 'sriov-network-operator';
 /** The field manager upstream's controller-runtime client writes with (its binary's name). */
 export const UPSTREAM_MANAGER = 'sriov-network-operator';
+/** The field manager of upstream's config daemon, which writes a node state's status. */
+const CONFIG_DAEMON_MANAGER = 'sriov-network-config-daemon';
 export const NAD_CLEANUP_FINALIZER = 'netattdef.finalizers.sriovnetwork.openshift.io';
 /** The operator's user at the API server: the chart's ServiceAccount. */
 export const OPERATOR_USER = `system:serviceaccount:${RELEASE_NS}:node-policy-operator`;
@@ -42,6 +45,7 @@ export const OPERATOR_USER = `system:serviceaccount:${RELEASE_NS}:node-policy-op
 const UPSTREAM_CRD_FILES = [
   'sriovnetwork.openshift.io_sriovnetworks.yaml',
   'sriovnetwork.openshift.io_sriovnetworknodepolicies.yaml',
+  'sriovnetwork.openshift.io_sriovnetworknodestates.yaml',
   'k8s.cni.cncf.io_networkattachmentdefinitions_crd.yaml',
 ];
 /** The upstream documents whose SriovNetworks and node policies the cluster holds. */
@@ -97,6 +101,25 @@ export async function seedUpstreamCluster(admin: KubeClient): Promise<void> {
   const report = await applyUpstreamOwnedCrds(admin, { dryRun: false, namespace: OPERATOR_NS });
   if (!crdsApplySucceeded(report)) throw new Error(`crds apply: ${formatCrdsReport(report).join('; ')}`);
   await installCrds(admin, [CHART_CRDS_DIR]);
+}
+
+/**
+ * A Node with `labels`, and its SriovNetworkNodeState from test-data/upstream-node-states written as upstream
+ * writes it: created by the policy controller (metadata and spec), its status then merge-patched by the
+ * config daemon, under upstream's CRD schema.
+ */
+export async function seedUpstreamNode(admin: KubeClient, name: string, labels: Readonly<Record<string, string>>): Promise<void> {
+  const state = readYaml(join(DATA_DIR, 'upstream-node-states', 'sriovnetworknodestates.yaml')).find(
+    (document) => (document['metadata'] as { name: string }).name === name,
+  );
+  if (state === undefined) throw new Error(`test-data/upstream-node-states has no SriovNetworkNodeState ${name}`);
+  const { status, ...created } = state;
+  const namespace = (state['metadata'] as { namespace: string }).namespace;
+  await admin.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
+  await admin.create(resourceTypes.sriovNetworkNodeState, created, { namespace, fieldManager: UPSTREAM_MANAGER });
+  await admin.patch(resourceTypes.sriovNetworkNodeState, { namespace, name, subresource: 'status' }, { status }, 'application/merge-patch+json', {
+    fieldManager: CONFIG_DAEMON_MANAGER,
+  });
 }
 
 /** The sample SriovNetworks as stored. */

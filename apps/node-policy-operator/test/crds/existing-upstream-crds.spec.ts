@@ -1,7 +1,9 @@
 // `crds apply` on a cluster that already runs the upstream projects: their CRDs (test-data/upstream-crds,
-// copied with their origin) and their published sample objects are installed first. Before the step the API
-// server prunes spec.dra (the problem); after it spec.dra survives, the upstream objects are untouched and a
-// second run changes nothing. The operator refuses to start on the upstream CRD, and starts after the step.
+// copied with their origin: every CRD of the SR-IOV network operator this project reads, its node-state CRD
+// included) and their published sample objects and node states are installed first. Before the step the API
+// server prunes spec.dra (the problem); after it spec.dra survives, the upstream objects are untouched, the
+// CRDs without fields of ours are left as upstream installed them, and a second run changes nothing. The
+// operator refuses to start on the upstream CRD, and starts after the step.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -18,12 +20,14 @@ import { ROUND_TRIP_DRA, checkDraRoundTrip } from '../../src/crds/dra-round-trip
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const TEST_DATA = fileURLToPath(new URL('../../../../charts/sriov-dra/test-data/', import.meta.url));
 const POLICY_CRD = 'sriovnetworknodepolicies.sriovnetwork.openshift.io';
+const NODE_STATE_CRD = 'sriovnetworknodestates.sriovnetwork.openshift.io';
 const OPERATOR_NS = 'sriov-network-operator';
 
 const KINDS: Readonly<Record<string, ResourceType>> = {
   SriovNetworkNodePolicy: resourceTypes.sriovNetworkNodePolicy,
   SriovNetwork: resourceTypes.sriovNetwork,
   NetworkAttachmentDefinition: resourceTypes.networkAttachmentDefinition,
+  SriovNetworkNodeState: resourceTypes.sriovNetworkNodeState,
 };
 
 interface Sample {
@@ -73,7 +77,9 @@ const policy = (name: string, dra?: unknown) => ({
 const createLenient = (type: ResourceType, namespace: string, body: unknown) =>
   client.request({ method: 'POST', path: resourcePath(type, { namespace }), body }) as Promise<KubeObject & { spec: Record<string, unknown> }>;
 
-const getCrd = () => client.get<KubeObject & { spec: unknown }>(resourceTypes.customResourceDefinition, { name: POLICY_CRD });
+const getCrd = (name = POLICY_CRD) => client.get<KubeObject & { spec: unknown }>(resourceTypes.customResourceDefinition, { name });
+/** Upstream's node-state CRD as installed, before any crds apply. */
+let nodeStateCrd: KubeObject;
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -83,11 +89,15 @@ beforeAll(async () => {
     ...readCrds(join(TEST_DATA, 'upstream-crds')).filter((crd) => (crd['spec'] as { group: string }).group !== 'sriovnetwork.k8snetworkplumbingwg.io'),
     ...readCrds(CHART_CRDS_DIR),
   ]);
-  const samplesDir = join(TEST_DATA, 'upstream-samples');
-  const samples = readdirSync(samplesDir, { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.yaml'))
-    .sort()
-    .flatMap((file) => parseAllDocuments(readFileSync(join(samplesDir, file), 'utf8')).map((document) => document.toJS() as Sample | null))
+  nodeStateCrd = await getCrd(NODE_STATE_CRD);
+  const samples = ['upstream-samples', 'upstream-node-states']
+    .flatMap((dir) =>
+      readdirSync(join(TEST_DATA, dir), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.yaml'))
+        .sort()
+        .map((file) => join(TEST_DATA, dir, file)),
+    )
+    .flatMap((file) => parseAllDocuments(readFileSync(file, 'utf8')).map((document) => document.toJS() as Sample | null))
     .filter((sample): sample is Sample => sample !== null && sample.kind in KINDS);
   for (const namespace of new Set(['default', OPERATOR_NS, ...samples.map((sample) => sample.metadata.namespace ?? 'default')])) {
     await createNamespace(client, namespace).catch((error: unknown) => {
@@ -151,7 +161,7 @@ describe('crds apply on a cluster running the upstream operator', () => {
     expect(planned.stdout.split('\n').filter((line) => line !== '')).toEqual([
       'unchanged     network-attachment-definitions.k8s.cni.cncf.io',
       `would upgrade ${POLICY_CRD} (adds v1 spec.dra, v1 status.conditions)`,
-      'would create  sriovnetworknodestates.sriovnetwork.openshift.io',
+      `unchanged     ${NODE_STATE_CRD}`,
       'unchanged     sriovnetworks.sriovnetwork.openshift.io',
     ]);
     expect((await getCrd()).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
@@ -164,7 +174,7 @@ describe('crds apply on a cluster running the upstream operator', () => {
     expect(applied.stdout.split('\n').filter((line) => line !== '')).toEqual([
       'unchanged     network-attachment-definitions.k8s.cni.cncf.io',
       `upgraded      ${POLICY_CRD} (adds v1 spec.dra, v1 status.conditions)`,
-      'created       sriovnetworknodestates.sriovnetwork.openshift.io',
+      `unchanged     ${NODE_STATE_CRD}`,
       'unchanged     sriovnetworks.sriovnetwork.openshift.io',
       `round trip    ${POLICY_CRD}: spec.dra kept as sent`,
     ]);
@@ -181,6 +191,8 @@ describe('crds apply on a cluster running the upstream operator', () => {
         delete version.schema.openAPIV3Schema.properties['status']?.properties;
     }
     expect(withoutOurs).toEqual(before.spec);
+    // The node-state CRD carries no field of ours: upstream's stays as installed, not replaced by this project's copy.
+    expect((await getCrd(NODE_STATE_CRD)).metadata.resourceVersion).toBe(nodeStateCrd.metadata.resourceVersion);
 
     const kept = await createLenient(resourceTypes.sriovNetworkNodePolicy, OPERATOR_NS, policy('rail-a-after', ROUND_TRIP_DRA));
     expect(kept.spec['dra']).toEqual(ROUND_TRIP_DRA);
@@ -202,7 +214,7 @@ describe('crds apply on a cluster running the upstream operator', () => {
     expect(again.stdout.split('\n').filter((line) => line !== '')).toEqual([
       'unchanged     network-attachment-definitions.k8s.cni.cncf.io',
       `unchanged     ${POLICY_CRD}`,
-      'unchanged     sriovnetworknodestates.sriovnetwork.openshift.io',
+      `unchanged     ${NODE_STATE_CRD}`,
       'unchanged     sriovnetworks.sriovnetwork.openshift.io',
       `round trip    ${POLICY_CRD}: spec.dra kept as sent`,
       'crds apply: nothing to change',

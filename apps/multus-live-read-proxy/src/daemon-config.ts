@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { goFoldEqual, isGoInt64 } from '@sriov-dra/cni-render';
 import { type JsonObject, type JsonValue, JsonNumber, isJsonObject, parseStrictJson } from '@sriov-dra/contract';
-import { DEFAULT_POD_RESOURCES_SOCKET } from './pod-resources/pod-resources-client.ts';
+import { DEFAULT_POD_RESOURCES_SOCKET } from './pod-resources/pod-resources-socket.ts';
 
 /**
  * daemon-config.json, read the way the upstream Multus daemon (v4.2.3) reads it, and the effective

@@ -9,7 +9,7 @@ import type { DaemonMetrics } from '../metrics.ts';
 import type { PodNetworkReader } from '../reads/pod-network-reader.ts';
 import { toResult100 } from '../cni/result-version.ts';
 import { buildNetworkStatuses, writeNetworkStatus } from '../network-status.ts';
-import { DEFAULT_POD_RESOURCES_SOCKET, listPodResources } from '../pod-resources/pod-resources-client.ts';
+import { DEFAULT_POD_RESOURCES_SOCKET } from '../pod-resources/pod-resources-socket.ts';
 import { readerFor } from '../reads/reader-for.ts';
 import type { SharedPodNetworkInformers } from '../reads/shared-informers.ts';
 import type { CniRequest, CniRequestHandler, CniResponse } from '../server/cni-request.ts';
@@ -147,7 +147,12 @@ export function createCniHandler(options: CniHandlerOptions): CniRequestHandler 
             },
             addNetwork: timedDelegate(metrics, 'ADD', addNetwork),
             delNetwork: timedDelegate(metrics, 'DEL', delNetwork),
-            listPodResources: (listSignal) => listPodResources(settings.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET, listSignal),
+            // The gRPC client is loaded at the first NAD naming a resourceName: it costs about 14 MiB resident,
+            // which a daemon whose networks never name one (every managed shadow) would otherwise carry.
+            listPodResources: async (listSignal) => {
+              const { listPodResources } = await import('../pod-resources/pod-resources-client.ts');
+              return listPodResources(settings.podResourcesSocket ?? DEFAULT_POD_RESOURCES_SOCKET, listSignal);
+            },
             onRejected: (error) => {
               metrics.guardRejections.inc({ reason: error.code });
             },

@@ -3,9 +3,6 @@ import { Metadata, credentials } from '@grpc/grpc-js';
 import { podResourcesV1 } from '@sriov-dra/kubelet-api';
 import { PodResourcesError } from './pod-resources-error.ts';
 
-/** Where the kubelet serves its PodResources API (upstream Multus's fixed path). */
-export const DEFAULT_POD_RESOURCES_SOCKET = '/var/lib/kubelet/pod-resources/kubelet.sock';
-
 /** Upstream's bounds on one List: a 10 s deadline and a 16 MiB answer. */
 const LIST_TIMEOUT_MS = 10_000;
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -2,17 +2,23 @@
 // against a real API server, with the identity and RBAC the chart gives the daemon (docs/coexistence.md):
 // an upstream Multus Pod on the node fails, and so does one headed there but not yet bound; a DaemonSet
 // that keeps off the node passes; and the node must be cordoned and drained of workload Pods while another
-// Multus still runs there or its 00-multus.conf is still in place.
+// Multus still runs there or its 00-multus.conf is still in place. Upstream's Multus is installed from its
+// own thick manifest (charts/sriov-dra/test-data/upstream-multus, v4.2.3): its NetworkAttachmentDefinition
+// CRD, ServiceAccount, RBAC, ConfigMap and DaemonSet as upstream ships them, in kube-system.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 import { type KubeClient, type KubeObject, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   PROXY_CHART_DIR,
   createNamespace,
   createRendered,
+  installCrdObjects,
   installCrds,
   renderChartTemplate,
   serviceAccountToken,
@@ -25,9 +31,15 @@ import { TEST_ENV, type NodeConfig, check, installPlugins, writeNodeConfig } fro
 
 const RELEASE_NS = 'sriov-dra';
 const NODE = 'worker-a';
-const UPSTREAM_LABELS = { tier: 'node', app: 'multus', name: 'multus' };
-/** The label an administrator gives each node moved to this daemon, which the upstream DaemonSet's affinity excludes. */
+/** The label an administrator gives each node in the move, which the upstream DaemonSet's affinity excludes (docs/coexistence.md). */
 const MOVED_LABEL = 'example.com/multus';
+const UPSTREAM_MANIFEST = fileURLToPath(new URL('../../../../charts/sriov-dra/test-data/upstream-multus/multus-daemonset-thick.yml', import.meta.url));
+
+/** The documents of upstream's thick manifest, its leading comment aside. */
+const upstreamManifest = (): Record<string, unknown>[] =>
+  parseAllDocuments(readFileSync(UPSTREAM_MANIFEST, 'utf8'))
+    .map((document) => document.toJS() as Record<string, unknown> | null)
+    .filter((object): object is Record<string, unknown> => object !== null);
 
 let cp: ControlPlane;
 let root: string;
@@ -68,24 +80,51 @@ async function createPod(namespace: string, name: string, spec: Record<string, u
   );
 }
 
-/** A Pod of the upstream DaemonSet as its controller creates it: headed to the node by affinity until the scheduler binds it. */
-const upstreamPodSpec = (bound: boolean): Record<string, unknown> => ({
-  hostNetwork: true,
-  ...(bound ? { nodeName: NODE } : {}),
-  affinity: {
-    nodeAffinity: {
-      requiredDuringSchedulingIgnoredDuringExecution: {
-        nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [NODE] }] }],
-      },
+/** The node affinity the DaemonSet controller gives each of its Pods, naming the Pod's node. */
+const headedToNode = {
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [NODE] }] }],
     },
   },
-});
+};
+
+/**
+ * A Pod of the upstream DaemonSet as its controller creates it: the DaemonSet's Pod template, headed to the
+ * node by the affinity the controller puts in place of the template's, until the scheduler binds it.
+ */
+const upstreamPod = async (namespace: string, name: string, bound: boolean): Promise<void> => {
+  const template = (upstream as KubeObject & { spec: { template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } } }).spec
+    .template;
+  await cp.adminClient.create(
+    resourceTypes.pod,
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace,
+        labels: template.metadata.labels,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: upstream.metadata.name, uid: upstream.metadata.uid, controller: true }],
+      },
+      spec: { ...template.spec, ...(bound ? { nodeName: NODE } : {}), affinity: headedToNode },
+    },
+    { namespace },
+  );
+};
 
 const deletePod = (namespace: string, name: string): Promise<void> =>
   cp.adminClient.delete(resourceTypes.pod, { namespace, name }, { gracePeriodSeconds: 0 }).then(() => undefined);
 
 beforeAll(async () => {
   cp = await startControlPlane();
+  const manifest = upstreamManifest();
+  // Upstream's NAD CRD comes with its Multus; then the chart's CRDs and those `crds apply` creates, which
+  // leaves an installed NAD CRD as it is.
+  await installCrdObjects(
+    cp.adminClient,
+    manifest.filter((object) => object['kind'] === 'CustomResourceDefinition'),
+  );
   await installCrds(cp.adminClient);
   await createNamespace(cp.adminClient, RELEASE_NS);
   await createNamespace(cp.adminClient, 'ai-workloads');
@@ -108,22 +147,13 @@ beforeAll(async () => {
   daemonIdentity = cp.clientWithToken(await serviceAccountToken(cp.adminClient, { namespace: RELEASE_NS, name: 'multus-live-read-proxy' }));
 
   await cp.adminClient.create(resourceTypes.node, { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE } } });
-  upstream = await cp.adminClient.create(
-    DAEMON_SET,
-    {
-      apiVersion: 'apps/v1',
-      kind: 'DaemonSet',
-      metadata: { name: 'kube-multus-ds', namespace: 'kube-system', labels: UPSTREAM_LABELS },
-      spec: {
-        selector: { matchLabels: { name: 'multus' } },
-        template: {
-          metadata: { labels: UPSTREAM_LABELS },
-          spec: { hostNetwork: true, containers: [{ name: 'kube-multus', image: 'registry.invalid/multus:thick' }] },
-        },
-      },
-    },
-    { namespace: 'kube-system' },
+  // Upstream's ServiceAccount, ClusterRole and binding, ConfigMap and DaemonSet, each in the namespace the manifest names.
+  await createRendered(
+    cp.adminClient,
+    manifest.filter((object) => object['kind'] !== 'CustomResourceDefinition'),
+    'kube-system',
   );
+  upstream = await cp.adminClient.get(DAEMON_SET, { namespace: 'kube-system', name: 'kube-multus-ds' });
   const other = await cp.adminClient.create(
     DAEMON_SET,
     {
@@ -137,7 +167,7 @@ beforeAll(async () => {
     },
     { namespace: 'kube-system' },
   );
-  await createPod('kube-system', 'kube-multus-ds-x7k2p', upstreamPodSpec(true), upstream);
+  await upstreamPod('kube-system', 'kube-multus-ds-x7k2p', true);
   // What a drain leaves: another DaemonSet's Pod, and a Pod on the host's network.
   await createPod('kube-system', 'node-agent-5fq9d', { nodeName: NODE }, other);
   await createPod('kube-system', 'host-probe', { nodeName: NODE, hostNetwork: true });
@@ -181,13 +211,14 @@ describe('preflight during a Multus migration, on one node', () => {
 
   it('fails a DaemonSet that selects the node even with no Pod there, and passes one whose affinity keeps off the node', async () => {
     await deletePod('kube-system', 'kube-multus-ds-x7k2p');
-    expect(check(await preflight(NODE), 'existing-multus-daemonset')).toEqual({
+    const selects = {
       id: 'existing-multus-daemonset',
       status: 'fail',
       message: expect.stringContaining('kube-system/kube-multus-ds selects node worker-a (its nodeSelector and node affinity), so a Pod of it runs here again'),
-    });
-    // The per-node move: the node is labelled, and the upstream DaemonSet's affinity excludes that label.
-    await cp.adminClient.patch(resourceTypes.node, { name: NODE }, { metadata: { labels: { [MOVED_LABEL]: 'sriov-dra' } } }, 'application/merge-patch+json');
+    };
+    expect(check(await preflight(NODE), 'existing-multus-daemonset')).toEqual(selects);
+    // Upstream's manifest gives its DaemonSet no affinity; the move adds the one docs/coexistence.md tells administrators to.
+    expect((upstream as KubeObject & { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec).not.toHaveProperty('affinity');
     await cp.adminClient.patch(
       DAEMON_SET,
       { namespace: 'kube-system', name: 'kube-multus-ds' },
@@ -198,7 +229,7 @@ describe('preflight during a Multus migration, on one node', () => {
               affinity: {
                 nodeAffinity: {
                   requiredDuringSchedulingIgnoredDuringExecution: {
-                    nodeSelectorTerms: [{ matchExpressions: [{ key: MOVED_LABEL, operator: 'NotIn', values: ['sriov-dra'] }] }],
+                    nodeSelectorTerms: [{ matchExpressions: [{ key: MOVED_LABEL, operator: 'NotIn', values: ['none', 'sriov-dra'] }] }],
                   },
                 },
               },
@@ -208,19 +239,26 @@ describe('preflight during a Multus migration, on one node', () => {
       },
       'application/merge-patch+json',
     );
-    const kept = await preflight(NODE);
-    expect(check(kept, 'existing-multus-daemonset')).toEqual({
+    // A node without the label is still upstream's.
+    expect(check(await preflight(NODE), 'existing-multus-daemonset')).toEqual(selects);
+    const passes = {
       id: 'existing-multus-daemonset',
       status: 'pass',
       message: 'the upstream Multus DaemonSet kube-system/kube-multus-ds has no Pod on node worker-a and does not select it (nodeSelector, node affinity)',
-    });
-    expect(check(kept, 'migration-drained').status).toBe('pass');
+    };
+    // The per-node move: the node leaves upstream's DaemonSet (none), then is given to this daemon (sriov-dra).
+    for (const value of ['none', 'sriov-dra']) {
+      await cp.adminClient.patch(resourceTypes.node, { name: NODE }, { metadata: { labels: { [MOVED_LABEL]: value } } }, 'application/merge-patch+json');
+      const kept = await preflight(NODE);
+      expect([value, check(kept, 'existing-multus-daemonset')]).toEqual([value, passes]);
+      expect([value, check(kept, 'migration-drained').status]).toEqual([value, 'pass']);
+    }
     // Without the node, the DaemonSet anywhere in the cluster still fails.
     expect(check(await preflight(undefined), 'existing-multus-daemonset').status).toBe('fail');
   });
 
   it('fails an upstream Pod still headed to the node and not yet bound', async () => {
-    await createPod('kube-system', 'kube-multus-ds-q4w8z', upstreamPodSpec(false), upstream);
+    await upstreamPod('kube-system', 'kube-multus-ds-q4w8z', false);
     try {
       expect(check(await preflight(NODE), 'existing-multus-daemonset').message).toContain('is on node worker-a (kube-system/kube-multus-ds-q4w8z)');
     } finally {

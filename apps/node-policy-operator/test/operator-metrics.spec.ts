@@ -6,6 +6,7 @@ import { type KubeClient, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, createNamespace, createRoleBinding, installCrds, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import { type Operator, type OperatorSettings, startOperator } from '../src/operator.ts';
 import { draReference, nodePolicyBody, sriovNetworkBody } from './cluster-objects.ts';
+import { sample, scrape } from './metrics-exposition.ts';
 
 const OPERATOR_NS = 'sriov-network-operator';
 const READ_ONLY_USER = 'operator-read-only';
@@ -41,27 +42,6 @@ async function start(identity: string | undefined, operatorClient: KubeClient): 
   const operator = await startOperator(settings(identity), operatorClient, logger);
   operators.push(operator);
   return operator;
-}
-
-async function scrape(operator: Operator): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${String(operator.healthPort)}/metrics`);
-  expect(response.status).toBe(200);
-  return response.text();
-}
-
-/** The value of the sample `name` whose labels are exactly `labels`; undefined when the exposition has none. */
-function sample(exposition: string, name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
-  const wanted = Object.entries(labels)
-    .map(([key, value]) => `${key}="${value}"`)
-    .sort()
-    .join(',');
-  for (const line of exposition.split('\n')) {
-    const match = /^([a-z_:][a-z0-9_:]*)(?:\{(.*)\})? (\S+)$/i.exec(line);
-    if (match === null || match[1] !== name) continue;
-    const found = (match[2] ?? '').split(',').filter(Boolean).sort().join(',');
-    if (found === wanted) return Number(match[3]);
-  }
-  return undefined;
 }
 
 beforeAll(async () => {

@@ -492,6 +492,14 @@ describe('node-policy-operator.draEnabled', () => {
     expect(env(render(), WORKLOADS[2], 'DRA_ENABLED')).toBe('true');
     expect(env(render({ 'node-policy-operator': { draEnabled: false } }), WORKLOADS[2], 'DRA_ENABLED')).toBe('false');
   });
+
+  it('stays true without this release’s driver: a driver of another release may read what the operator generates', () => {
+    const objects = render({ 'dra-driver': { enabled: false } });
+    expect({
+      drivers: objects.filter((object) => object.kind === 'DaemonSet' && object.metadata.name === 'dra-driver-sriov').length,
+      draEnabled: env(objects, WORKLOADS[2], 'DRA_ENABLED'),
+    }).toEqual({ drivers: 0, draEnabled: 'true' });
+  });
 });
 
 describe('kubeVersion', () => {

@@ -21,11 +21,22 @@
 # ~/.cache/sriov-dra). As root. Needs buildah, skopeo, debootstrap, busybox-static, gcc and Go. Environment:
 # DEBIAN_MIRROR (default: apt's source of bookworm), GOPROXY and GOSUMDB (default: `go env`; passed to the
 # Go build).
+#        build-images.sh --check [output dir]   builds nothing: prints "<name>.tar: up to date", "out of date"
+# or "missing" for each archive, as a build would judge it, and exits 1 unless all are up to date (any user;
+# needs busybox-static, gcc, Go and git, whose versions the stamps hold).
+#        build-images.sh --stamps   prints "<name>.tar <stamp>" for each archive: what a build would write.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${SRIOV_DRA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sriov-dra}
-out=${1:-$cache/images}
+mode=build
+case ${1:-} in
+  --check | --stamps)
+    mode=${1#--}
+    shift
+    ;;
+esac
+out=$(realpath -m "${1:-$cache/images}")
 apps=(dra-driver multus-live-read-proxy node-policy-operator)
 prefix=localhost/sriov-dra
 host_ca=/etc/ssl/certs/ca-certificates.crt
@@ -36,12 +47,17 @@ die() {
   log "error: $*"
   exit 1
 }
-[ "$(id -u)" = 0 ] || die "run as root (debootstrap; buildah's store)"
-for tool in buildah skopeo debootstrap gcc go git findmnt flock; do
+if [ "$mode" = build ]; then
+  [ "$(id -u)" = 0 ] || die "run as root (debootstrap; buildah's store)"
+  tools=(buildah skopeo debootstrap gcc go git findmnt flock)
+  [ -f "$host_ca" ] || die "$host_ca is missing"
+else
+  tools=(gcc go git flock)
+fi
+for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || die "$tool is not installed"
 done
 [ -x /bin/busybox ] || die "busybox-static is not installed"
-[ -f "$host_ca" ] || die "$host_ca is missing"
 
 timed() { # timed <label> <command...>: runs the command and logs its wall time
   local label=$1 start=$EPOCHREALTIME
@@ -52,46 +68,14 @@ timed() { # timed <label> <command...>: runs the command and logs its wall time
 
 hash_of() { sha256sum | cut -d' ' -f1; }
 
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-# One run at a time per output directory: a second waits for the first.
-exec 9>"$out/.lock"
-flock -n 9 || {
-  log "waiting for the other build into $out"
-  flock 9
-}
 store=$out/.store
 stamps=$out/.stamps
-# buildah's temporary files, and its cache mounts (buildah-cache/), which outlive a run like the store.
-export TMPDIR=$out/.tmp
-mkdir -p "$stamps" "$TMPDIR"
-work=$(mktemp -d)
 # A stamp is the hash of everything an output is made from, the text of the functions making it included.
 stamped() { [ "$(cat "$stamps/$1" 2>/dev/null)" = "$2" ]; } # stamped <name> <hash>
 stamp() { printf '%s\n' "$2" >"$stamps/$1"; }
 
-# buildah creates these (the network backend's run directory, c/image's blob metadata cache) whatever its
-# store; they go again at exit unless they were there before.
-created=()
-for dir in /run/containers /var/lib/containers; do [ -e "$dir" ] || created+=("$dir"); done
-
 export BUILDAH_ISOLATION=chroot
 bah() { buildah --root "$store" --runroot "$work/run" --storage-driver overlay "$@"; }
-
-cleanup() {
-  local status=$?
-  if [ -d "$store" ]; then
-    bah rm --all >/dev/null 2>&1 || true
-    findmnt -rn -o TARGET | grep -E "^($store|$work)/" | sort -r | xargs -r umount -l || true
-  fi
-  rm -rf "$work" "$out"/*.partial
-  find "$TMPDIR" -mindepth 1 -maxdepth 1 ! -name buildah-cache -exec rm -rf {} +
-  for dir in "${created[@]}"; do rm -rf "$dir"; done
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # pack_rootfs <rootfs> <archive> <image name> <image config JSON>: a one-layer OCI archive of the directory,
 # the layer uncompressed (its digest is its diff ID), every timestamp and owner fixed.
@@ -254,22 +238,7 @@ starts() {
   bah rm "$container" >/dev/null
 }
 
-# --- pause and busybox ---------------------------------------------------------------------------------------
-for name in pause busybox; do
-  want=$(
-    declare -f pack_rootfs blob "build_$name"
-    if [ "$name" = pause ]; then gcc --version | head -1; else sha256sum /bin/busybox; fi
-  )
-  want=$(printf '%s' "$want" | hash_of)
-  if [ -f "$out/$name.tar" ] && stamped "$name.tar" "$want"; then
-    log "$name.tar: up to date"
-  else
-    timed "$name.tar" "build_$name" "$out/$name.tar"
-    stamp "$name.tar" "$want"
-  fi
-done
-
-# --- app images ----------------------------------------------------------------------------------------------
+# --- stamps --------------------------------------------------------------------------------------------------
 cd "$repo"
 node_binary=$repo/node_modules/node/bin/node
 [ -x "$node_binary" ] || die "$node_binary is missing: npm ci first"
@@ -290,18 +259,117 @@ bases=$(
   printf '%s\n' "$mirror" "$node_version" "$npm_package" "$go_root" "$go_version"
   sha256sum "$node_binary" "$npm_package/package.json" "$go_root/VERSION"
 ) && bases=$(printf '%s' "$bases" | hash_of)
+
+# stamp_of <name>: the stamp of the archive's inputs as they are now; a build and --check both judge by it.
+stamp_of() {
+  local inputs dockerfile=apps/$1/Dockerfile
+  case $1 in
+    pause | busybox)
+      inputs=$(
+        declare -f pack_rootfs blob "build_$1"
+        if [ "$1" = pause ]; then gcc --version | head -1; else sha256sum /bin/busybox; fi
+      ) || return
+      ;;
+    *)
+      inputs=$(
+        declare -f build_app bud starts
+        printf '%s\n' "$bases" "$go_proxy" "$go_sumdb" "$commit"
+        cat "$dockerfile" .dockerignore
+        # shellcheck disable=SC2046 # paths in this repository have no spaces
+        find $(copy_sources "$dockerfile") \( -type f -o -type l \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+      ) || return
+      ;;
+  esac
+  printf '%s' "$inputs" | hash_of
+}
+current() { [ -f "$out/$1.tar" ] && stamped "$1.tar" "$2"; } # current <name> <stamp>
+
+if [ "$mode" = stamps ]; then
+  for name in pause busybox "${apps[@]}"; do
+    want=$(stamp_of "$name")
+    printf '%s.tar %s\n' "$name" "$want"
+  done
+  exit 0
+fi
+
+if [ "$mode" = check ]; then
+  # A build under way writes archives before their stamps: wait for it rather than judge half of it.
+  if [ -f "$out/.lock" ]; then
+    exec 9<"$out/.lock"
+    flock -s -n 9 || {
+      log "waiting for the build into $out"
+      flock -s 9
+    }
+  fi
+  stale=()
+  for name in pause busybox "${apps[@]}"; do
+    want=$(stamp_of "$name")
+    if current "$name" "$want"; then
+      state="up to date"
+    elif [ -f "$out/$name.tar" ]; then
+      state="out of date"
+    else
+      state=missing
+    fi
+    printf '%s.tar: %s\n' "$name" "$state"
+    [ "$state" = "up to date" ] || stale+=("$name.tar ($state)")
+  done
+  [ ${#stale[@]} = 0 ] || {
+    log "not up to date in $out: $(IFS=,; printf '%s' "${stale[*]}" | sed 's/,/, /g'); rebuild with: $repo/tools/images/build-images.sh $out"
+    exit 1
+  }
+  exit 0
+fi
+
+# --- build ---------------------------------------------------------------------------------------------------
+mkdir -p "$out"
+# One run at a time per output directory: a second waits for the first.
+exec 9>"$out/.lock"
+flock -n 9 || {
+  log "waiting for the other build into $out"
+  flock 9
+}
+# buildah's temporary files, and its cache mounts (buildah-cache/), which outlive a run like the store.
+export TMPDIR=$out/.tmp
+mkdir -p "$stamps" "$TMPDIR"
+work=$(mktemp -d)
+
+# buildah creates these (the network backend's run directory, c/image's blob metadata cache) whatever its
+# store; they go again at exit unless they were there before.
+created=()
+for dir in /run/containers /var/lib/containers; do [ -e "$dir" ] || created+=("$dir"); done
+
+cleanup() {
+  local status=$?
+  if [ -d "$store" ]; then
+    bah rm --all >/dev/null 2>&1 || true
+    findmnt -rn -o TARGET | grep -E "^($store|$work)/" | sort -r | xargs -r umount -l || true
+  fi
+  rm -rf "$work" "$out"/*.partial
+  find "$TMPDIR" -mindepth 1 -maxdepth 1 ! -name buildah-cache -exec rm -rf {} +
+  for dir in "${created[@]}"; do rm -rf "$dir"; done
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 printf 'cafile=%s\n' "$host_ca" >"$work/npmrc"
 
+# --- pause and busybox ---------------------------------------------------------------------------------------
+for name in pause busybox; do
+  want=$(stamp_of "$name")
+  if current "$name" "$want"; then
+    log "$name.tar: up to date"
+  else
+    timed "$name.tar" "build_$name" "$out/$name.tar"
+    stamp "$name.tar" "$want"
+  fi
+done
+
+# --- app images ----------------------------------------------------------------------------------------------
 for app in "${apps[@]}"; do
-  dockerfile=apps/$app/Dockerfile
-  want=$(
-    declare -f build_app bud starts
-    printf '%s\n' "$bases" "$go_proxy" "$go_sumdb" "$commit"
-    cat "$dockerfile" .dockerignore
-    # shellcheck disable=SC2046 # paths in this repository have no spaces
-    find $(copy_sources "$dockerfile") \( -type f -o -type l \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
-  ) && want=$(printf '%s' "$want" | hash_of)
-  if [ -f "$out/$app.tar" ] && stamped "$app.tar" "$want"; then
+  want=$(stamp_of "$app")
+  if current "$app" "$want"; then
     log "$app.tar: up to date"
     continue
   fi

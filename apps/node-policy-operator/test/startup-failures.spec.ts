@@ -124,6 +124,13 @@ describe('node-policy-operator run that cannot start', () => {
 describe('node-policy-operator webhook that cannot start', () => {
   const webhook = (...args: string[]): string[] => ['webhook', '--operator-namespace', OPERATOR_NS, '--port', '0', ...args];
 
+  it('names --log-level for a level pino does not have, from the flag or from LOG_LEVEL', async () => {
+    const line = (level: string): string =>
+      `InvalidComponentSetting: Flag --log-level: "${level}" is not one of trace, debug, info, warn, error, fatal — ${FLAG_REMEDY}\n`;
+    expect(await operator(webhook('--log-level', 'verbose'))).toEqual({ code: 2, stdout: '', stderr: line('verbose') });
+    expect(await operator(webhook(), { LOG_LEVEL: 'loud' })).toEqual({ code: 2, stdout: '', stderr: line('loud') });
+  });
+
   it('names the flag and the file of a missing certificate or key', async () => {
     const pki = new LocalPki(dir);
     const issued = pki.serving('webhook');

@@ -70,13 +70,9 @@ const FLAGS = {
 
 type FlagName = keyof typeof FLAGS;
 
+/** The object names the flag, so the line reads `InvalidComponentSetting: Flag --<flag>: <detail> — <remedy>`, as every component's does. */
 function invalid(flag: FlagName, detail: string): Result<never> {
-  const spec: FlagSpec = FLAGS[flag];
-  const source = spec.env === undefined ? `--${flag}` : `--${flag} (or ${spec.env})`;
-  return fail('InvalidComponentSetting', `${source}: ${detail}`, {
-    object: { kind: 'Flag', name: `--${flag}` },
-    remedy: `set --${flag} to a valid value; --help lists the flags`,
-  });
+  return fail('InvalidComponentSetting', detail, { object: { kind: 'Flag', name: `--${flag}` } });
 }
 
 /** Go's strconv.ParseBool, which the upstream flag library uses for boolean flags and their variables. */

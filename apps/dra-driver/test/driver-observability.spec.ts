@@ -34,14 +34,13 @@ describe('a driver that cannot start', () => {
     expect(await driver(['--node-name', 'worker-a', '--healthcheck-port', 'x'])).toEqual({
       code: 2,
       stdout: '',
-      stderr:
-        'InvalidComponentSetting: Flag --healthcheck-port: --healthcheck-port (or HEALTHCHECK_PORT): "x" is not an integer — set --healthcheck-port to a valid value; --help lists the flags\n',
+      stderr: 'InvalidComponentSetting: Flag --healthcheck-port: "x" is not an integer — fix the flag or option named in the message\n',
     });
   });
 
   it('names --log-level for a level pino does not have, from the flag or from LOG_LEVEL', async () => {
     const line = (level: string): string =>
-      `InvalidComponentSetting: Flag --log-level: --log-level (or LOG_LEVEL): "${level}" is not one of trace, debug, info, warn, error, fatal — set --log-level to a valid value; --help lists the flags\n`;
+      `InvalidComponentSetting: Flag --log-level: "${level}" is not one of trace, debug, info, warn, error, fatal — fix the flag or option named in the message\n`;
     expect(await driver(['--node-name', 'worker-a', '--log-level', 'verbose'])).toEqual({ code: 2, stdout: '', stderr: line('verbose') });
     expect(await driver(['--node-name', 'worker-a'], { LOG_LEVEL: 'loud' })).toEqual({ code: 2, stdout: '', stderr: line('loud') });
   });

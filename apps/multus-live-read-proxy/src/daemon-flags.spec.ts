@@ -3,7 +3,7 @@ import { parseDaemonFlags } from './daemon-flags.ts';
 
 function parse(argv: readonly string[], env: Record<string, string> = {}): unknown {
   const result = parseDaemonFlags(argv, env);
-  return result.ok ? result.value : `${result.error.code}: ${result.error.detail}`;
+  return result.ok ? result.value : result.error.message;
 }
 
 describe('parseDaemonFlags', () => {
@@ -26,10 +26,16 @@ describe('parseDaemonFlags', () => {
   });
 
   it('names the flag at fault', () => {
-    expect(parse([])).toBe('InvalidComponentSetting: --node-name: is required (or set NODE_NAME)');
-    expect(parse(['--node-name', 'Worker_A'])).toBe('InvalidComponentSetting: --node-name: "Worker_A" is not a Node name');
-    expect(parse(['--node-name', 'w', '--metrics-port', '70000'])).toBe('InvalidComponentSetting: --metrics-port: 70000 is not a port');
-    expect(parse(['--node-name', 'w', '--kube-api-qps', '0'])).toBe('InvalidComponentSetting: --kube-api-qps: "0" is not an integer ≥ 1');
+    expect(parse([])).toBe('InvalidComponentSetting: Flag --node-name: is required (or set NODE_NAME) — fix the flag or option named in the message');
+    expect(parse(['--node-name', 'Worker_A'])).toBe(
+      'InvalidComponentSetting: Flag --node-name: "Worker_A" is not a Node name — fix the flag or option named in the message',
+    );
+    expect(parse(['--node-name', 'w', '--metrics-port', '70000'])).toBe(
+      'InvalidComponentSetting: Flag --metrics-port: 70000 is not a port — fix the flag or option named in the message',
+    );
+    expect(parse(['--node-name', 'w', '--kube-api-qps', '0'])).toBe(
+      'InvalidComponentSetting: Flag --kube-api-qps: "0" is not an integer ≥ 1 — fix the flag or option named in the message',
+    );
     expect(parse(['--node-name', 'w', '--bogus', 'x'])).toMatch(/^InvalidComponentSetting: Unknown option '--bogus'/);
   });
 });

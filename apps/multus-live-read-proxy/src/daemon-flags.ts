@@ -56,8 +56,9 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return argv.includes('--help') || argv.includes('-h');
 }
 
+/** The object names the flag, so the line reads `InvalidComponentSetting: Flag --<flag>: <detail> — <remedy>`, as every component's does. */
 function flagError(flag: FlagName, detail: string): Result<never> {
-  return fail('InvalidComponentSetting', `--${flag}: ${detail}`, { object: { kind: 'Flag', name: `--${flag}` } });
+  return fail('InvalidComponentSetting', detail, { object: { kind: 'Flag', name: `--${flag}` } });
 }
 
 function integer(flag: FlagName, text: string, min: number): Result<number> {

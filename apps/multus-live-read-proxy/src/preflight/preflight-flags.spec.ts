@@ -19,7 +19,9 @@ describe('parsePreflightFlags', () => {
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) {
       expect(parsed.error.code).toBe('InvalidComponentSetting');
-      expect(parsed.error.message).toContain('--driver-namespace: "Not_A_Namespace" is not a namespace name');
+      expect(parsed.error.message).toBe(
+        'InvalidComponentSetting: Flag --driver-namespace: "Not_A_Namespace" is not a namespace name — fix the flag or option named in the message',
+      );
     }
   });
 });

@@ -57,15 +57,15 @@ export function parsePreflightFlags(argv: readonly string[], env: Readonly<Recor
   }
   const output = values.output ?? 'text';
   if (output !== 'text' && output !== 'json') {
-    return fail('InvalidComponentSetting', `--output: ${JSON.stringify(output)} is neither text nor json`, { object: { kind: 'Flag', name: '--output' } });
+    return fail('InvalidComponentSetting', `${JSON.stringify(output)} is neither text nor json`, { object: { kind: 'Flag', name: '--output' } });
   }
   const nodeName = values['node-name'] ?? env['NODE_NAME'];
   if (nodeName !== undefined && nodeName !== '' && !isDns1123Subdomain(nodeName)) {
-    return fail('InvalidComponentSetting', `--node-name: ${JSON.stringify(nodeName)} is not a Node name`, { object: { kind: 'Flag', name: '--node-name' } });
+    return fail('InvalidComponentSetting', `${JSON.stringify(nodeName)} is not a Node name`, { object: { kind: 'Flag', name: '--node-name' } });
   }
   const driverNamespace = values['driver-namespace'] ?? env['DRIVER_NAMESPACE'];
   if (driverNamespace !== undefined && driverNamespace !== '' && !isDns1123Label(driverNamespace)) {
-    return fail('InvalidComponentSetting', `--driver-namespace: ${JSON.stringify(driverNamespace)} is not a namespace name`, {
+    return fail('InvalidComponentSetting', `${JSON.stringify(driverNamespace)} is not a namespace name`, {
       object: { kind: 'Flag', name: '--driver-namespace' },
     });
   }

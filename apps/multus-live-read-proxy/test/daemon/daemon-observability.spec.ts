@@ -73,13 +73,13 @@ describe('a daemon that cannot start', () => {
     expect(await daemon(['--node-name', 'worker-a', '--metrics-port', 'x'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `InvalidComponentSetting: Flag --metrics-port: --metrics-port: "x" is not an integer ≥ -1 — ${FLAG_REMEDY}\n`,
+      stderr: `InvalidComponentSetting: Flag --metrics-port: "x" is not an integer ≥ -1 — ${FLAG_REMEDY}\n`,
     });
   });
 
   it('names --log-level for a level pino does not have, from the flag or from LOG_LEVEL', async () => {
     const line = (level: string): string =>
-      `InvalidComponentSetting: Flag --log-level: --log-level: "${level}" is not one of trace, debug, info, warn, error, fatal — ${FLAG_REMEDY}\n`;
+      `InvalidComponentSetting: Flag --log-level: "${level}" is not one of trace, debug, info, warn, error, fatal — ${FLAG_REMEDY}\n`;
     expect(await daemon(['--node-name', 'worker-a', '--log-level', 'verbose'])).toEqual({ code: 2, stdout: '', stderr: line('verbose') });
     expect(await daemon(['--node-name', 'worker-a'], { LOG_LEVEL: 'loud' })).toEqual({ code: 2, stdout: '', stderr: line('loud') });
   });

@@ -115,7 +115,7 @@ describe('app images', () => {
     const launch = documentedLaunch(app);
     expect(launch.flags).toContain('--no-turbofan');
     expect(image(app).entrypoint).toEqual(['node', ...launch.flags, `apps/${app}/dist/main.js`]);
-    expect(image(app).env).toEqual({ NODE_ENV: 'production', ...launch.env, SRIOV_DRA_GIT_COMMIT: COMMIT });
+    expect(image(app).env).toEqual({ ...launch.env, SRIOV_DRA_GIT_COMMIT: COMMIT });
   });
 
   it.each(APPS)('%s: labelled with its title, description, version, licence, source and the commit passed, and no build time', (app) => {

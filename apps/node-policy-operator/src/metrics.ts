@@ -24,6 +24,7 @@ export class OperatorMetrics {
   readonly reconciles: Counter<'controller' | 'result'>;
   readonly reconcileErrors: Counter<'controller' | 'code'>;
   readonly leader: Gauge;
+  readonly draSchemaMissing: Gauge;
   readonly #queues = new Map<string, QueueDepthSource>();
 
   constructor() {
@@ -52,10 +53,16 @@ export class OperatorMetrics {
     });
     this.leader = new Gauge({
       name: 'sriov_dra_operator_leader',
-      help: '1 while this replica holds the Lease and runs the controllers, else 0.',
+      help: '1 while this replica holds the Lease and runs the controllers (paused while sriov_dra_operator_dra_schema_missing is 1), else 0.',
       registers,
     });
     this.leader.set(0);
+    this.draSchemaMissing = new Gauge({
+      name: 'sriov_dra_operator_dra_schema_missing',
+      help: '1 while the SriovNetworkNodePolicy CRD declares no spec.dra and the leader’s controllers are paused (run node-policy-operator crds apply), else 0.',
+      registers,
+    });
+    this.draSchemaMissing.set(0);
   }
 
   /** Reports `queue` as the controller's work queue until the returned function is called. */

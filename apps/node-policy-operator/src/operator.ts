@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { EventRecorder, type KubeClient, type LeaderElectionOptions, LeaderElector, startHealthServer } from '@sriov-dra/k8s';
 import type { OperatorMode } from './coexistence/operator-mode.ts';
 import { createOperatorInformers } from './controller/shared-informers.ts';
+import { type DraSchemaFence, runWhileDraSchemaServed } from './crds/dra-schema-guard.ts';
 import { type NodePolicyController, startNodePolicyController } from './dra/node-policy-controller.ts';
 import { OperatorMetrics } from './metrics.ts';
 import { type SriovNetworkController, startSriovNetworkController } from './network/sriov-network-controller.ts';
@@ -28,7 +29,9 @@ export interface Operator {
  * The operator process: the SriovNetwork controller (standalone mode only) and the node-policy DRA
  * controller run only while this instance holds the Lease, so two replicas never write the same generated
  * objects; a lost Lease stops them at once (their informers and queues go with them) and the campaign
- * resumes. /readyz passes on a standby, and on the leader once its controllers' informers have listed.
+ * resumes. The leader pauses them the same way while the policy CRD declares no spec.dra
+ * (runWhileDraSchemaServed). /readyz passes on a standby, and on the leader once its controllers'
+ * informers have listed (not while paused).
  */
 export async function startOperator(settings: OperatorSettings, client: KubeClient, logger: Logger): Promise<Operator> {
   const abort = new AbortController();
@@ -47,14 +50,22 @@ export async function startOperator(settings: OperatorSettings, client: KubeClie
   async function lead(signal: AbortSignal): Promise<void> {
     leading = true;
     metrics.leader.set(1);
-    logger.info('leading: starting the controllers');
+    // Only while the policy CRD serves spec.dra: policies pruned of it would withdraw what was generated for them.
+    await runWhileDraSchemaServed({ client, logger, recorder, metrics }, signal, runControllers);
+    leading = false;
+    metrics.leader.set(0);
+    logger.warn({ reason: String(signal.reason) }, 'no longer leading');
+  }
+
+  async function runControllers(signal: AbortSignal, fence: DraSchemaFence): Promise<void> {
+    logger.info('starting the controllers');
     // The controllers subscribe to one set of watches, opened once they have. The Namespace watch exists in
     // standalone mode only, the one mode that runs the SriovNetwork controller.
     const informers = createOperatorInformers(client, logger, { operatorNamespace: settings.operatorNamespace, mode: settings.mode });
     const { namespaces } = informers;
     const networks: SriovNetworkController | undefined =
       namespaces === undefined ? undefined : startSriovNetworkController({ ...common, informers: { ...informers, namespaces } });
-    const policies: NodePolicyController = startNodePolicyController({ ...common, informers, draEnabled: settings.draEnabled });
+    const policies: NodePolicyController = startNodePolicyController({ ...common, informers, draEnabled: settings.draEnabled, fence });
     const controllers = networks === undefined ? [policies] : [networks, policies];
     const stopWatching = new AbortController();
     const watching = informers.start(stopWatching.signal);
@@ -75,10 +86,8 @@ export async function startOperator(settings: OperatorSettings, client: KubeClie
           { once: true },
         );
     });
-    leading = false;
-    metrics.leader.set(0);
     synced = false;
-    logger.warn({ reason: String(signal.reason) }, 'no longer leading: stopping the controllers');
+    logger.warn({ reason: String(signal.reason) }, 'stopping the controllers');
     await Promise.all(controllers.map((controller) => controller.stop()));
     stopWatching.abort();
     await watching;

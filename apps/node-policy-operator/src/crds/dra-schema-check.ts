@@ -20,6 +20,26 @@ const READ_VERSIONS: Readonly<Record<string, string>> = {
   [`${resourceTypes.sriovNetworkNodePolicy.resource}.${resourceTypes.sriovNetworkNodePolicy.group}`]: resourceTypes.sriovNetworkNodePolicy.version,
 };
 
+/** The version of `ours` the operator reads its objects at. */
+function readVersion(ours: CrdManifest): string {
+  return READ_VERSIONS[ours.metadata.name] ?? ours.spec.versions.find((candidate) => candidate.storage)?.name ?? '';
+}
+
+/**
+ * Why the installed copy of `ours` (undefined: not installed) would have the API server prune spec.dra from
+ * every object read at the operator's version, or undefined when it declares spec.dra there. `remedy`
+ * replaces the catalog's, which speaks of a start.
+ */
+export function draSchemaProblem(ours: CrdManifest, installed: CrdManifest | undefined, remedy?: string): SriovDraError | undefined {
+  const name = ours.metadata.name;
+  const options = { object: { kind: 'CustomResourceDefinition', name }, ...(remedy === undefined ? {} : { remedy }) };
+  if (installed === undefined) return new SriovDraError('DraSchemaMissing', 'the CRD is not installed', options);
+  const version = readVersion(ours);
+  const served = installed.spec.versions.find((candidate) => candidate.name === version && candidate.served);
+  if (served !== undefined && schemaAt(served, DRA_FIELD) !== undefined) return undefined;
+  return new SriovDraError('DraSchemaMissing', `version ${version} ${served === undefined ? 'is not served' : `declares no ${fieldName(DRA_FIELD)}`}`, options);
+}
+
 /**
  * The installed CRDs the operator reads spec.dra from that do not declare it at the version it reads: with
  * such a CRD the API server prunes spec.dra from every policy, and each would read as a policy without a
@@ -28,25 +48,14 @@ const READ_VERSIONS: Readonly<Record<string, string>> = {
 export async function findMissingDraSchemas(client: KubeClient, crds: readonly CrdManifest[] = UPSTREAM_OWNED_CRDS): Promise<SriovDraError[]> {
   const missing: SriovDraError[] = [];
   for (const ours of crds.filter(carriesDraSchema)) {
-    const name = ours.metadata.name;
-    const object = { kind: 'CustomResourceDefinition', name };
-    const version = READ_VERSIONS[name] ?? ours.spec.versions.find((candidate) => candidate.storage)?.name ?? '';
-    let installed: CrdManifest;
+    let installed: CrdManifest | undefined;
     try {
-      installed = crdManifestSchema.parse(await client.get(resourceTypes.customResourceDefinition, { name }));
+      installed = crdManifestSchema.parse(await client.get(resourceTypes.customResourceDefinition, { name: ours.metadata.name }));
     } catch (error) {
       if (!isApiError(error, 'NotFound')) throw error;
-      missing.push(new SriovDraError('DraSchemaMissing', 'the CRD is not installed', { object }));
-      continue;
     }
-    const served = installed.spec.versions.find((candidate) => candidate.name === version && candidate.served);
-    if (served === undefined || schemaAt(served, DRA_FIELD) === undefined) {
-      missing.push(
-        new SriovDraError('DraSchemaMissing', `version ${version} ${served === undefined ? 'is not served' : `declares no ${fieldName(DRA_FIELD)}`}`, {
-          object,
-        }),
-      );
-    }
+    const problem = draSchemaProblem(ours, installed);
+    if (problem !== undefined) missing.push(problem);
   }
   return missing;
 }

@@ -18,6 +18,7 @@ import {
 } from '@sriov-dra/k8s';
 import { type SourceNadOptions, renderSourceNad } from '../render/source-nad.ts';
 import type { OperatorInformers } from '../controller/shared-informers.ts';
+import type { DraSchemaFence } from '../crds/dra-schema-guard.ts';
 import { applyCondition } from '../status/apply-condition.ts';
 import { OPERATOR_FIELD_MANAGER } from '../network/sriov-network-reconciler.ts';
 import { type DraPlan, type PlanNode, type PolicyVerdict, planDraConfiguration, referenceKey, referencedSriovNetworks } from './dra-plan.ts';
@@ -47,6 +48,8 @@ export interface NodePolicyReconcilerOptions extends SourceNadOptions {
   readonly recorder?: EventRecorder;
   /** What was reported on which node, across reconciliations: a lasting problem is recorded once. */
   readonly nodeProblems: NodeProblemReports;
+  /** Asked after the caches were read and before the first write; false: nothing is written (see DraSchemaFence). */
+  readonly fence?: DraSchemaFence;
 }
 
 /** What one reconciliation did, for logs, tests and the benchmark. */
@@ -59,6 +62,8 @@ export interface NodePolicyReconcileSummary {
   /** Objects that could not be written, each charged to the policies depending on it. */
   readonly failures: readonly string[];
   readonly plan: DraPlan;
+  /** The fence said the policies read may have lost spec.dra to a CRD change: nothing was written. */
+  readonly fenced: boolean;
 }
 
 function cachedRead<T>(object: T | undefined): LiveRead<T> {
@@ -201,6 +206,11 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
     plan = planDraConfiguration({ ...options, policies, nodes: planNodes, inventories, sources });
   }
 
+  // Policies read from the caches while the CRD pruned spec.dra would withdraw what was generated for them.
+  if (options.fence !== undefined && !(await options.fence(signal))) {
+    return { applied: 0, deleted: 0, statusWrites: 0, liveReads: confirmed.size, failures: [], plan, fenced: true };
+  }
+
   let applied = 0;
   let deleted = 0;
   const failed = new Map<string, string>();
@@ -325,5 +335,5 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
   // 6. A node's own trouble is reported on that node, once while it lasts.
   options.nodeProblems.report(plan.nodeProblems, new Map(nodes.map((node) => [node.metadata.name, node])), options.recorder);
   if (failed.size > 0) logger.warn({ failures: [...failed.values()] }, 'node-policy reconciliation left writes undone; retrying');
-  return { applied, deleted, statusWrites, liveReads: confirmed.size, failures: [...failed.values()], plan };
+  return { applied, deleted, statusWrites, liveReads: confirmed.size, failures: [...failed.values()], plan, fenced: false };
 }

@@ -124,6 +124,32 @@ describe('build-images.sh --check', () => {
     }
   }, 60_000);
 
+  it('keeps the images up to date when a file they do not copy appears (a test’s output), and not when one they copy does', () => {
+    const uncommitted = path.join(checkout, 'uncommitted');
+    fs.rmSync(uncommitted);
+    const added = path.join(checkout, 'libs/k8s/src/added.ts');
+    try {
+      // Built from a clean tree, as CI builds them before its tests run.
+      const dir = outputDir('clean-then-untracked', currentStamps());
+      fs.writeFileSync(uncommitted, '');
+      const outside = buildImages(['--check', dir]);
+      expect(notUpToDate(outside.stdout)).toEqual([]);
+      expect(outside.status).toBe(0);
+      // Every app image compiles libs/k8s/src.
+      fs.writeFileSync(added, 'export {};\n');
+      const inside = buildImages(['--check', dir]);
+      expect(inside.status).toBe(1);
+      expect(notUpToDate(inside.stdout)).toEqual([
+        'dra-driver.tar: out of date',
+        'multus-live-read-proxy.tar: out of date',
+        'node-policy-operator.tar: out of date',
+      ]);
+    } finally {
+      fs.rmSync(added, { force: true });
+      fs.writeFileSync(uncommitted, '');
+    }
+  }, 60_000);
+
   it('reports an archive missing even where its stamp is current', () => {
     const dir = outputDir('archive-gone', currentStamps(), { archives: ARCHIVES.filter((archive) => archive !== 'dra-driver.tar') });
     const check = buildImages(['--check', dir]);

@@ -11,7 +11,7 @@
 # workspace from the lockfile and compiles it; nothing built on the host goes in), against base images made
 # here and passed as build arguments: NODE_IMAGE (Debian bookworm minbase, the workspace's Node.js, the host's
 # npm) and GO_IMAGE (bookworm and the host's Go toolchain), named after their versions as the Dockerfiles'
-# defaults are; and SRIOV_DRA_GIT_COMMIT, `git rev-parse HEAD` with "-dirty" when the tree has changes. buildah keeps its store, layer cache and cache mounts under
+# defaults are; and SRIOV_DRA_GIT_COMMIT, `git rev-parse HEAD` with "-dirty" when the tree has changes (the stamps take HEAD alone). buildah keeps its store, layer cache and cache mounts under
 # the output directory (nothing in /var/lib/containers), runs steps with chroot isolation on the host network
 # (no firewall rules), and lends the builds the host's CA bundle for npm's and Go's downloads (the host may
 # reach the registries through a CA Node.js does not ship). An archive is rebuilt only when the stamp of its
@@ -249,7 +249,8 @@ go_root=$(go env GOROOT)
 go_version=$(go env GOVERSION)
 node_image=$prefix/node:${node_version#v}-bookworm-slim
 go_image=$prefix/golang:${go_version#go}-bookworm
-commit=$(git rev-parse HEAD)
+head=$(git rev-parse HEAD)
+commit=$head
 if [ -n "$(git status --porcelain)" ]; then commit=$commit-dirty; fi
 go_proxy=${GOPROXY:-$(go env GOPROXY)}
 go_sumdb=${GOSUMDB:-$(go env GOSUMDB)}
@@ -273,7 +274,9 @@ stamp_of() {
     *)
       inputs=$(
         declare -f build_app bud starts
-        printf '%s\n' "$bases" "$go_proxy" "$go_sumdb" "$commit"
+        # HEAD without "-dirty": what the image copies is hashed file by file below, so a file it does not copy
+        # (a test's output in the tree) leaves it up to date; a new commit still rebuilds it for its revision label.
+        printf '%s\n' "$bases" "$go_proxy" "$go_sumdb" "$head"
         cat "$dockerfile" .dockerignore
         # shellcheck disable=SC2046 # paths in this repository have no spaces
         find $(copy_sources "$dockerfile") \( -type f -o -type l \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum

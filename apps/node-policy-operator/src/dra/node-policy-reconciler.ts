@@ -206,10 +206,10 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
     plan = planDraConfiguration({ ...options, policies, nodes: planNodes, inventories, sources });
   }
 
-  // Policies read from the caches while the CRD pruned spec.dra would withdraw what was generated for them.
-  if (options.fence !== undefined && !(await options.fence(signal))) {
-    return { applied: 0, deleted: 0, statusWrites: 0, liveReads: confirmed.size, failures: [], plan, fenced: true };
-  }
+  // Policies read from the caches while the CRD pruned spec.dra would withdraw what was generated for them. The
+  // fence is asked once, before the first write: a reconciliation with nothing to write still makes no request.
+  let confirmation: Promise<boolean> | undefined;
+  const mayWrite = (): Promise<boolean> => (confirmation ??= options.fence?.(signal) ?? Promise.resolve(true));
 
   let applied = 0;
   let deleted = 0;
@@ -219,6 +219,7 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
     if (!differs(existing, body)) return;
     const at = { namespace: metadata.namespace, name: metadata.name };
     try {
+      if (!(await mayWrite())) return;
       const written = await client.patch(type, at, JSON.stringify(body), contentTypes.apply, { fieldManager: OPERATOR_FIELD_MANAGER, force: true, signal });
       applied += 1;
       const strays = foreignFields(written, body);
@@ -235,6 +236,7 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
   };
   const remove = async (type: ResourceType, object: KubeObject): Promise<void> => {
     try {
+      if (!(await mayWrite())) return;
       await client.delete(type, { namespace: object.metadata.namespace, name: object.metadata.name }, { uid: object.metadata.uid, signal });
       deleted += 1;
     } catch (error) {
@@ -325,9 +327,9 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
           message: final.message,
           observedGeneration: policy.metadata.generation ?? 0,
         },
-        { signal, recorder: options.recorder },
+        { signal, recorder: options.recorder, mayWrite },
       );
-      if (write.change !== 'unchanged') statusWrites += 1;
+      if (write.change === 'added' || write.change === 'changed') statusWrites += 1;
     } catch (error) {
       failed.set(`status of ${policy.metadata.name}`, String(error));
     }
@@ -335,5 +337,6 @@ export async function reconcileNodePolicies(options: NodePolicyReconcilerOptions
   // 6. A node's own trouble is reported on that node, once while it lasts.
   options.nodeProblems.report(plan.nodeProblems, new Map(nodes.map((node) => [node.metadata.name, node])), options.recorder);
   if (failed.size > 0) logger.warn({ failures: [...failed.values()] }, 'node-policy reconciliation left writes undone; retrying');
-  return { applied, deleted, statusWrites, liveReads: confirmed.size, failures: [...failed.values()], plan, fenced: false };
+  const fenced = confirmation !== undefined && !(await confirmation.catch(() => true));
+  return { applied, deleted, statusWrites, liveReads: confirmed.size, failures: [...failed.values()], plan, fenced };
 }

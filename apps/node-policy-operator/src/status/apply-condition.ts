@@ -5,7 +5,8 @@ import { type Condition, type ConditionChange, boundedMessage, nextCondition } f
 export const STATUS_FIELD_MANAGER = 'sriov-dra-node-policy-operator';
 
 export interface ConditionWrite {
-  readonly change: ConditionChange;
+  /** withheld: the condition would change, but `mayWrite` said no and nothing was written. */
+  readonly change: ConditionChange | 'withheld';
   readonly condition: Condition;
 }
 
@@ -23,10 +24,17 @@ export async function applyCondition(
   type: ResourceType,
   object: KubeObject & { status?: { conditions?: readonly Condition[] } },
   desired: Omit<Condition, 'lastTransitionTime'>,
-  options: { readonly now?: Date; readonly signal?: AbortSignal; readonly recorder?: EventRecorder } = {},
+  options: {
+    readonly now?: Date;
+    readonly signal?: AbortSignal;
+    readonly recorder?: EventRecorder;
+    /** Asked only when the condition would change, right before the request. */
+    readonly mayWrite?: () => Promise<boolean>;
+  } = {},
 ): Promise<ConditionWrite> {
   const { condition, change } = nextCondition(object.status?.conditions, { ...desired, message: boundedMessage(desired.message) }, options.now ?? new Date());
   if (change === 'unchanged') return { change, condition };
+  if (options.mayWrite !== undefined && !(await options.mayWrite())) return { change: 'withheld', condition };
   const { name, namespace } = object.metadata;
   await client.patch(
     type,

@@ -26,6 +26,8 @@ let controller: NodePolicyController;
 const stopWatching = new AbortController();
 let watching: Promise<void> = Promise.resolve();
 const summaries: NodePolicyReconcileSummary[] = [];
+/** How often a reconciliation asked the fence (each time one live read of the CRD). */
+let fenceAsked = 0;
 
 /** name → resourceVersion of every DeviceAttributes and SriovResourcePolicy of the operator namespace. */
 async function generated(): Promise<Record<string, string>> {
@@ -66,7 +68,10 @@ beforeAll(async () => {
     operatorNamespace: OPERATOR_NS,
     resourcePrefix: 'openshift.io',
     draEnabled: true,
-    fence: liveDraSchemaFence(client, ours, epoch),
+    fence: (signal) => {
+      fenceAsked += 1;
+      return liveDraSchemaFence(client, ours, epoch)(signal);
+    },
     onReconciled: (summary) => {
       summaries.push(summary);
     },
@@ -88,6 +93,13 @@ describe('the DRA schema fence', () => {
       timeoutMs: 20_000,
     });
     expect(summaries.some((summary) => summary.applied > 0 && !summary.fenced)).toBe(true);
+    // The fence guards writes: a reconciliation with nothing to write asks nothing of the API server.
+    const asked = fenceAsked;
+    const reconciled = summaries.length;
+    await admin.patch(resourceTypes.node, { name: 'worker-1' }, { metadata: { labels: { rack: 'r1' } } }, 'application/merge-patch+json');
+    await waitFor('a reconciliation of the label change', () => Promise.resolve(summaries.length > reconciled), { timeoutMs: 20_000 });
+    expect(summaries.at(-1)).toMatchObject({ applied: 0, deleted: 0, statusWrites: 0, fenced: false });
+    expect(fenceAsked).toBe(asked);
   }, 30_000);
 
   it('stops a reconciliation that read policies pruned by a CRD change before anything told the controller of it', async () => {

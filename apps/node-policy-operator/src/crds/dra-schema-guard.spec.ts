@@ -27,6 +27,11 @@ describe('judgeDraSchema', () => {
     const absent = judgeDraSchema(ours, undefined);
     expect(absent.served ? 'served' : absent.error.detail).toBe('the CRD is not installed');
   });
+
+  it('says missing, not served, for a CRD read back without the identity the fence compares', () => {
+    const anonymous = judgeDraSchema(ours, ours);
+    expect(anonymous.served ? 'served' : anonymous.error.detail).toMatch(/^the CRD read back is unreadable at metadata\.uid: /);
+  });
 });
 
 describe('isNews', () => {

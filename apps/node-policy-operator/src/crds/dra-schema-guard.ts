@@ -1,6 +1,7 @@
 import { SriovDraError } from '@sriov-dra/contract';
 import { type EventRecorder, Informer, type KubeClient, type KubeObject, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { OperatorMetrics } from '../metrics.ts';
 import { type CrdManifest, crdManifestSchema } from './crd-manifest.ts';
 import { carriesDraSchema } from './crd-plan.ts';
@@ -33,27 +34,29 @@ export function guardedCrd(crds: readonly CrdManifest[] = UPSTREAM_OWNED_CRDS): 
   return crd;
 }
 
+// What the guard needs of a CRD as the API server returns it, beyond the manifest: its identity and the
+// generation of its spec.
+const installedIdentity = z.object({ metadata: z.object({ uid: z.string().min(1), generation: z.number().int() }) });
+
 /** Judges the installed CRD (undefined: not installed) as the API server will serve the policies. */
 export function judgeDraSchema(ours: CrdManifest, installed: unknown): DraSchemaState {
+  // Called without an installed CRD, draSchemaProblem always finds one.
   if (installed === undefined) return { served: false, error: draSchemaProblem(ours, undefined, REMEDY) as SriovDraError };
-  const parsed = crdManifestSchema.safeParse(installed);
-  const metadata = (installed as { metadata?: { uid?: unknown; generation?: unknown } }).metadata;
-  const identity = {
-    ...(typeof metadata?.uid === 'string' ? { uid: metadata.uid } : {}),
-    ...(typeof metadata?.generation === 'number' ? { generation: metadata.generation } : {}),
-  };
-  const object = { kind: 'CustomResourceDefinition', name: ours.metadata.name };
-  const error = parsed.success
-    ? draSchemaProblem(ours, parsed.data, REMEDY)
-    : new SriovDraError('DraSchemaMissing', `the CRD is unreadable: ${parsed.error.issues[0]?.message ?? ''}`, { object, remedy: REMEDY });
-  if (error !== undefined || identity.uid === undefined || identity.generation === undefined) {
+  const manifest = crdManifestSchema.safeParse(installed);
+  const identity = installedIdentity.safeParse(installed);
+  if (!manifest.success || !identity.success) {
+    const issue = (manifest.error ?? identity.error)?.issues[0];
     return {
       served: false,
-      error: error ?? new SriovDraError('DraSchemaMissing', 'the CRD has no uid or generation', { object, remedy: REMEDY }),
-      ...identity,
+      error: new SriovDraError('DraSchemaMissing', `the CRD read back is unreadable at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`, {
+        object: { kind: 'CustomResourceDefinition', name: ours.metadata.name },
+        remedy: REMEDY,
+      }),
     };
   }
-  return { served: true, uid: identity.uid, generation: identity.generation };
+  const { uid, generation } = identity.data.metadata;
+  const error = draSchemaProblem(ours, manifest.data, REMEDY);
+  return error === undefined ? { served: true, uid, generation } : { served: false, error, uid, generation };
 }
 
 /** Whether `next` is news after `current`: another verdict, or a later generation of a served CRD. */

@@ -117,7 +117,8 @@ const catalog = {
   },
   DraSchemaMissing: {
     summary: 'an installed CRD does not declare spec.dra, so the API server prunes it from every object of that kind',
-    remedy: 'run `node-policy-operator crds apply` (docs/install-and-upgrade.md) to add spec.dra to the CRD; the operator starts, or resumes its paused controllers, once it is there',
+    remedy:
+      'run `node-policy-operator crds apply` (docs/install-and-upgrade.md) to add spec.dra to the CRD; the operator starts, or resumes its paused controllers, once it is there',
   },
   DraRoundTripFailed: {
     summary: 'an object written with spec.dra came back from the API server without it or changed',

@@ -82,6 +82,15 @@ describe('build-images.sh --stamps', () => {
     for (const stamp of stamps.values()) expect(stamp).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(stamps.values()).size).toBe(ARCHIVES.length);
   }, 60_000);
+
+  it('prints the same stamps from another clone of the same commit at another path (as CI clones it)', () => {
+    const elsewhere = path.join(work, 'another-clone');
+    execFileSync('cp', ['-a', checkout, elsewhere]);
+    const here = buildImages(['--stamps']);
+    const there = spawnSync(path.join(elsewhere, 'tools/images/build-images.sh'), ['--stamps'], { encoding: 'utf8', timeout: 60_000 });
+    expect(there.status).toBe(0);
+    expect(there.stdout).toBe(here.stdout);
+  }, 60_000);
 });
 
 describe('build-images.sh --check', () => {

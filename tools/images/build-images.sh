@@ -258,7 +258,9 @@ mirror=$(debian_mirror)
 bases=$(
   declare -f bookworm_rootfs base_image node_files node_config go_files go_config
   printf '%s\n' "$mirror" "$node_version" "$npm_package" "$go_root" "$go_version"
-  sha256sum "$node_binary" "$npm_package/package.json" "$go_root/VERSION"
+  # Contents only: the workspace's Node.js sits under the checkout, and another clone of the same commit (CI's)
+  # must find the same bases.
+  sha256sum "$node_binary" "$npm_package/package.json" "$go_root/VERSION" | cut -d' ' -f1
 ) && bases=$(printf '%s' "$bases" | hash_of)
 
 # stamp_of <name>: the stamp of the archive's inputs as they are now; a build and --check both judge by it.

@@ -22,13 +22,15 @@ import {
 import { parseRunFlags } from '../../src/cli/run-flags.ts';
 import { applyUpstreamOwnedCrds, crdsApplySucceeded } from '../../src/crds/apply-crds.ts';
 import { type Operator, startOperator } from '../../src/operator.ts';
-import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
+import { draReference, nodePolicyBody, seedNode } from '../cluster-objects.ts';
 import {
-  type NetworkObject,
   OPERATOR_NS,
   OPERATOR_USER,
+  RAIL_A_CONFIG,
   RELEASE_NS,
   applyRbac,
+  auditMark,
+  createRailNetwork,
   renderOperator,
   seedUpstreamCluster,
   writeAsUpstream,
@@ -36,19 +38,6 @@ import {
 
 const POLICY_CRD = 'sriovnetworknodepolicies.sriovnetwork.openshift.io';
 const UPSTREAM_CRDS = fileURLToPath(new URL('../../../../charts/sriov-dra/test-data/upstream-crds/', import.meta.url));
-/** The rail network's NAD as upstream's controller renders it (its template, re-indented by 4 spaces). */
-const RAIL_A_CONFIG = `{
-    "cniVersion": "1.0.0",
-    "name": "rail-a-net",
-    "type": "sriov",
-    "vlan": 0,
-    "vlanQoS": 0,
-    "logLevel": "info",
-    "ipam": {
-        "type": "host-local",
-        "subnet": "192.0.2.0/24"
-    }
-}`;
 /** Long enough for a reconciliation woken by an edit to have written: they take well under a second here. */
 const QUIET_MS = 3_000;
 
@@ -95,10 +84,6 @@ async function operatorWrites(skip: number): Promise<string[]> {
     .map((event) => `${event.verb} ${event.objectRef?.resource ?? ''}/${event.objectRef?.subresource ?? ''} ${event.objectRef?.name ?? ''}`);
 }
 
-async function auditMark(): Promise<number> {
-  return ((await cp.auditLog?.requests()) ?? []).length;
-}
-
 async function metric(name: string): Promise<string | undefined> {
   const text = await (await fetch(`http://127.0.0.1:${String(operator?.healthPort)}/metrics`)).text();
   return text.split('\n').find((line) => line.startsWith(`${name} `));
@@ -135,15 +120,7 @@ beforeAll(async () => {
     { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
     { name: 'ens1f1', pciAddress: '0000:3b:00.1', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:01.2', vfID: 0 }] },
   ]);
-  const rail = await admin().create<NetworkObject>(
-    resourceTypes.sriovNetwork,
-    sriovNetworkBody(OPERATOR_NS, 'rail-a-net', {
-      resourceName: 'rail_a',
-      networkNamespace: 'ai-workloads',
-      ipam: '{ "type": "host-local", "subnet": "192.0.2.0/24" }',
-    }),
-    { namespace: OPERATOR_NS },
-  );
+  const rail = await createRailNetwork(admin());
   await writeAsUpstream(admin(), rail, RAIL_A_CONFIG);
   const common = { nodeSelector: { rail: 'true' }, numVfs: 1 };
   await admin().create(
@@ -185,7 +162,7 @@ describe('the policy CRD replaced by upstream’s while the operator runs', () =
     expect(Object.keys(before)).toEqual(expect.arrayContaining(['DeviceAttributes/storage-a-attrs', 'SriovResourcePolicy/worker-1']));
     const railAttributes = `DeviceAttributes/dra-policy-${(await policy('rail-a-policy')).metadata.uid}-attrs`;
     expect(before[railAttributes]).toBeDefined();
-    const mark = await auditMark();
+    const mark = await auditMark(cp);
 
     // As upstream's upgrade applies it: its own copy, without spec.dra.
     const live = await admin().get(resourceTypes.customResourceDefinition, { name: POLICY_CRD });

@@ -13,15 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type KubeClient, type KubeObject, type ResourceType, resourceTypes } from '@sriov-dra/k8s';
 import { type ControlPlane, freePort, startControlPlane, waitFor } from '@sriov-dra/k8s/testing';
 import type { Operator } from '../../src/operator.ts';
-import { draReference, nodePolicyBody, sriovNetworkBody } from '../cluster-objects.ts';
+import { draReference, nodePolicyBody } from '../cluster-objects.ts';
 import {
   NAD_CLEANUP_FINALIZER,
   type NadObject,
   type NetworkObject,
   OPERATOR_NS,
+  RAIL_A_CONFIG,
   applyRbac,
   auditMark,
   compactConfig,
+  createRailNetwork,
   nadPlace,
   namespaceRequests,
   networkWrites,
@@ -36,20 +38,6 @@ import {
 
 const NAD_NAME = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefName';
 const NAD_NAMESPACE = 'sriovnetwork.k8snetworkplumbingwg.io/netAttachDefNamespace';
-
-/** The referenced network's NAD as upstream's controller renders it (its template, re-indented by 4 spaces). */
-const RAIL_A_CONFIG = `{
-    "cniVersion": "1.0.0",
-    "name": "rail-a-net",
-    "type": "sriov",
-    "vlan": 0,
-    "vlanQoS": 0,
-    "logLevel": "info",
-    "ipam": {
-        "type": "host-local",
-        "subnet": "192.0.2.0/24"
-    }
-}`;
 
 /**
  * The upstream sample network upstream's controller has not reconciled yet: no NAD, no finalizer, no
@@ -70,15 +58,7 @@ type ResourcePolicyObject = KubeObject & { spec: { configs: { resourceFilters: u
 /** The rail network and a node policy referencing it through spec.dra, on port 0 of worker-1's NIC. */
 async function createRail(admin: KubeClient): Promise<NetworkObject> {
   await seedUpstreamNode(admin, 'worker-1', { rail: 'true' });
-  const network = await admin.create<NetworkObject>(
-    resourceTypes.sriovNetwork,
-    sriovNetworkBody(OPERATOR_NS, 'rail-a-net', {
-      resourceName: 'rail_a',
-      networkNamespace: 'ai-workloads',
-      ipam: '{ "type": "host-local", "subnet": "192.0.2.0/24" }',
-    }),
-    { namespace: OPERATOR_NS },
-  );
+  const network = await createRailNetwork(admin);
   await admin.create(
     resourceTypes.sriovNetworkNodePolicy,
     nodePolicyBody(OPERATOR_NS, 'rail-a-policy', {

@@ -27,6 +27,7 @@ import {
 import { parseRunFlags } from '../../src/cli/run-flags.ts';
 import { applyUpstreamOwnedCrds, crdsApplySucceeded, formatCrdsReport } from '../../src/crds/apply-crds.ts';
 import { type Operator, startOperator } from '../../src/operator.ts';
+import { sriovNetworkBody } from '../cluster-objects.ts';
 
 const DATA_DIR = fileURLToPath(new URL('../../../../charts/sriov-dra/test-data/', import.meta.url));
 const SAMPLES_DIR = join(DATA_DIR, 'upstream-samples', 'sriov-network-operator');
@@ -265,6 +266,33 @@ export async function namespaceRequests(cp: ControlPlane, skip = 0): Promise<str
   return requests
     .filter((event) => event.user.username === OPERATOR_USER && event.objectRef?.resource === 'namespaces' && (event.objectRef.apiGroup ?? '') === '')
     .map((event) => `${event.verb} ${String(event.responseStatus?.code)}`);
+}
+
+/** The rail network's NAD as upstream's controller renders it (its template, re-indented by 4 spaces). */
+export const RAIL_A_CONFIG = `{
+    "cniVersion": "1.0.0",
+    "name": "rail-a-net",
+    "type": "sriov",
+    "vlan": 0,
+    "vlanQoS": 0,
+    "logLevel": "info",
+    "ipam": {
+        "type": "host-local",
+        "subnet": "192.0.2.0/24"
+    }
+}`;
+
+/** The rail network the coexistence specs' node policies reference through spec.dra: rail_a, its NAD in ai-workloads. */
+export async function createRailNetwork(admin: KubeClient): Promise<NetworkObject> {
+  return admin.create<NetworkObject>(
+    resourceTypes.sriovNetwork,
+    sriovNetworkBody(OPERATOR_NS, 'rail-a-net', {
+      resourceName: 'rail_a',
+      networkNamespace: 'ai-workloads',
+      ipam: '{ "type": "host-local", "subnet": "192.0.2.0/24" }',
+    }),
+    { namespace: OPERATOR_NS },
+  );
 }
 
 /** How many requests the audit log holds: a mark for networkWrites and namespaceRequests. */

@@ -30,9 +30,9 @@ import {
 } from '@sriov-dra/k8s/testing';
 import { applyUpstreamOwnedCrds, crdsApplySucceeded } from '../../src/crds/apply-crds.ts';
 import { type Operator, startOperator } from '../../src/operator.ts';
-import { draReference, nodePolicyBody, seedNode, sriovNetworkBody } from '../cluster-objects.ts';
+import { draReference, nodePolicyBody, seedNode } from '../cluster-objects.ts';
+import { OPERATOR_NS, createRailNetwork } from './upstream-cluster.ts';
 
-const OPERATOR_NS = 'sriov-network-operator';
 /** Upstream's release, in the namespace its demo objects live in. */
 const UPSTREAM_RELEASE = 'dra-driver-sriov';
 const DRIVER_GROUP = 'sriovnetwork.k8snetworkplumbingwg.io';
@@ -185,15 +185,7 @@ describe('the chart on a cluster where dra-driver-sriov’s release installed th
     await seedNode(admin(), OPERATOR_NS, 'worker-1', { rail: 'true' }, [
       { name: 'ens1f0', pciAddress: '0000:3b:00.0', vendor: '15b3', Vfs: [{ pciAddress: '0000:3b:00.2', vfID: 0 }] },
     ]);
-    await admin().create(
-      resourceTypes.sriovNetwork,
-      sriovNetworkBody(OPERATOR_NS, 'rail-a-net', {
-        resourceName: 'rail_a',
-        networkNamespace: 'ai-workloads',
-        ipam: '{ "type": "host-local", "subnet": "192.0.2.0/24" }',
-      }),
-      { namespace: OPERATOR_NS },
-    );
+    await createRailNetwork(admin());
     await admin().create(
       resourceTypes.sriovNetworkNodePolicy,
       nodePolicyBody(OPERATOR_NS, 'rail-a-policy', {

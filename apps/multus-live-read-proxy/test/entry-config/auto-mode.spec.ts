@@ -3,7 +3,7 @@
 // its stdin configuration, and the shim finds our daemon through the socket directory named in it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -13,6 +13,7 @@ import { type ControlPlane, cacheRoot, createNamespace, installCrds, startContro
 import { type Daemon, startDaemon } from '../../src/daemon.ts';
 import { NODE, type NodeFixture, createNodeFixture, createPod, createSandbox, removeNodeFixture } from '../pipeline/node-fixture.ts';
 import { runShim } from '../server/multus-shim.ts';
+import { writeAutoModeConfig } from './auto-mode-node.ts';
 
 const NS = 'auto-mode';
 
@@ -57,29 +58,12 @@ beforeAll(async () => {
   await installCrds(cp.adminClient);
   await createNamespace(cp.adminClient, NS);
   node = await createNodeFixture();
-  socketDir = join(node.root, 'run-multus');
-  await mkdir(socketDir, { recursive: true });
-  entryPath = join(node.confDir, '00-multus.conf');
+  const autoMode = await writeAutoModeConfig(node);
+  ({ socketDir, entryPath } = autoMode);
   primaryPath = join(node.confDir, '10-primary.conflist');
-  const config = join(node.root, 'daemon-config.json');
-  // No clusterNetwork: the primary network reaches each request only through the generated file.
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      socketDir,
-      daemonSocketDir: socketDir,
-      binDir: join(cacheRoot(), 'cni', 'bin'),
-      confDir: node.confDir,
-      cniDir: node.cniDir,
-      cniConfigDir: node.confDir,
-      multusConfigFile: 'auto',
-      liveNetworkConfigOnAdd: true,
-    }),
-  );
   const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as { outcome?: string; msg: string }) });
   daemon = await startDaemon(
-    { config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: -1, kubeApiQps: 100, kubeApiBurst: 200 },
+    { config: autoMode.config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: -1, kubeApiQps: 100, kubeApiBurst: 200 },
     { logger, resultCacheDir: node.resultCacheDir },
   );
 }, 120_000);

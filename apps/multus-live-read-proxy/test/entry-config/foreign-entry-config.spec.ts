@@ -4,22 +4,14 @@
 // getting networks; removing it unconditionally would leave the runtime with the primary network alone.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pino } from 'pino';
-import { type ControlPlane, cacheRoot, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
+import { type ControlPlane, createNamespace, installCrds, startControlPlane } from '@sriov-dra/k8s/testing';
 import { type Daemon, startDaemon } from '../../src/daemon.ts';
 import { NODE, type NodeFixture, createNodeFixture, removeNodeFixture } from '../pipeline/node-fixture.ts';
-
-/** What upstream's thick daemon (v4.2.3) generates for a node with the primary network in 10-primary.conflist. */
-const UPSTREAM_ENTRY_CONFIG = JSON.stringify({
-  cniVersion: '1.0.0',
-  name: 'multus-cni-network',
-  type: 'multus-shim',
-  clusterNetwork: '/host/etc/cni/net.d/10-primary.conflist',
-  daemonSocketDir: '/run/multus',
-});
+import { UPSTREAM_ENTRY_CONFIG, writeAutoModeConfig } from './auto-mode-node.ts';
 
 let cp: ControlPlane;
 let node: NodeFixture;
@@ -33,27 +25,11 @@ beforeAll(async () => {
   await installCrds(cp.adminClient);
   await createNamespace(cp.adminClient, 'foreign-entry-config');
   node = await createNodeFixture();
-  const socketDir = join(node.root, 'run-multus');
-  await mkdir(socketDir, { recursive: true });
-  entryPath = join(node.confDir, '00-multus.conf');
-  const config = join(node.root, 'daemon-config.json');
-  await writeFile(
-    config,
-    JSON.stringify({
-      cniVersion: '1.0.0',
-      socketDir,
-      daemonSocketDir: socketDir,
-      binDir: join(cacheRoot(), 'cni', 'bin'),
-      confDir: node.confDir,
-      cniDir: node.cniDir,
-      cniConfigDir: node.confDir,
-      multusConfigFile: 'auto',
-      liveNetworkConfigOnAdd: true,
-    }),
-  );
+  const autoMode = await writeAutoModeConfig(node);
+  entryPath = autoMode.entryPath;
   const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as { outcome?: string }) });
   daemon = await startDaemon(
-    { config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: -1, kubeApiQps: 100, kubeApiBurst: 200 },
+    { config: autoMode.config, nodeName: NODE, kubeconfig: cp.kubeconfig, metricsPort: -1, kubeApiQps: 100, kubeApiBurst: 200 },
     { logger, resultCacheDir: node.resultCacheDir },
   );
 }, 120_000);

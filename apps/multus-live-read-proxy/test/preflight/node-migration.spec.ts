@@ -27,6 +27,7 @@ import {
 import type { PreflightCheck } from '../../src/preflight/checks.ts';
 import { DAEMON_SET } from '../../src/preflight/dynamic-networks-controller.ts';
 import { runPreflight } from '../../src/preflight/preflight.ts';
+import { UPSTREAM_ENTRY_CONFIG } from '../entry-config/auto-mode-node.ts';
 import { TEST_ENV, type NodeConfig, check, installPlugins, writeNodeConfig } from './preflight-node.ts';
 
 const RELEASE_NS = 'sriov-dra';
@@ -46,15 +47,6 @@ let root: string;
 let node: NodeConfig;
 let daemonIdentity: KubeClient;
 let upstream: KubeObject;
-
-/** What upstream's thick daemon writes as the node's 00-multus.conf: the shim, without liveNetworkConfigOnAdd. */
-const UPSTREAM_ENTRY_CONFIG = JSON.stringify({
-  cniVersion: '1.0.0',
-  name: 'multus-cni-network',
-  type: 'multus-shim',
-  clusterNetwork: '/host/etc/cni/net.d/10-primary.conflist',
-  daemonSocketDir: '/run/multus',
-});
 
 /** Preflight as the daemon's Pod on the node runs it; `undefined`: without --node-name. */
 async function preflight(nodeName: string | undefined): Promise<PreflightCheck[]> {

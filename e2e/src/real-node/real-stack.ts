@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeClient } from '@sriov-dra/k8s';
-import { applyUpstreamOwnedCrds, crdsApplySucceeded, formatCrdsReport } from '@sriov-dra/node-policy-operator';
 import {
   UMBRELLA_CHART_DIR,
   cniPlugins,
@@ -87,6 +86,7 @@ export function realNodeValues(
       image: image('node-policy-operator'),
       replicas: 1,
       webhook: { enabled: true, replicas: 1 },
+      crds: { upstreamOwned: 'apply' },
     },
   };
 }
@@ -175,12 +175,10 @@ export async function startRealStack(options: { readonly log?: (line: string) =>
         stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
 
-    // helm install brings only the chart's own CRDs; the ones other projects own come first, from the
-    // documented step (node-policy-operator crds apply, the same code).
-    log('installing the CRDs other projects own (crds apply)');
-    const upstreamOwned = await applyUpstreamOwnedCrds(admin, { dryRun: false, namespace: 'default' });
-    if (!crdsApplySucceeded(upstreamOwned)) throw new Error(`crds apply failed:\n${formatCrdsReport(upstreamOwned).join('\n')}`);
-    log('installing the chart with helm install --wait');
+    // helm install brings only the chart's own CRDs; the ones other projects own come from the release's
+    // pre-install hook (node-policy-operator.crds.upstreamOwned=apply): a Job running `crds apply` in the
+    // operator's image on this node, as its own ServiceAccount, before any other object of the release.
+    log('installing the chart with helm install --wait (its crds apply hook first)');
     await installCrdObjects(admin, readCrds(cniPlugins().whereaboutsCrdsDir));
     for (const namespace of [OPERATOR_NAMESPACE, WORKLOADS]) await createNamespace(admin, namespace);
     const values = realNodeValues(hardware, node, images, { driverHealth: await freePort(), daemonMetrics: await freePort() });

@@ -76,7 +76,12 @@ describe('a delegate DEL that fails, through the upstream shim', () => {
       });
       expect(await metricValue(ours.daemon, 'sriov_dra_multus_pending_teardowns')).toBe(1);
 
-      await waitFor('the teardown finished', async () => Promise.resolve(!stateFiles(ours.cniDir, 'c-replayed').teardown), { timeoutMs: 30_000 });
+      // The record goes before the worker forgets the teardown and sets the gauge: wait for both.
+      await waitFor(
+        'the teardown finished',
+        async () => !stateFiles(ours.cniDir, 'c-replayed').teardown && (await metricValue(ours.daemon, 'sriov_dra_multus_pending_teardowns')) === 0,
+        { timeoutMs: 30_000 },
+      );
       // Three failed DELs, then one that succeeded; the cache was there for every one of them.
       expect(faulty.dels('c-replayed')).toEqual([
         { n: 1, cache: true },

@@ -115,9 +115,14 @@ describe('DELs the daemon missed while it was down', () => {
       await rm(attachmentRecordPath(first.cniDir, id('legacy')));
 
       const second = await start('catch-up');
-      await waitFor('the last gone Pod’s attachment torn down', async () => Promise.resolve(!stateFiles(second.cniDir, id('gone')).cache), {
-        timeoutMs: 30_000,
-      });
+      // A teardown removes the cache first, its records next, and then sets the gauge: wait for all of it.
+      await waitFor(
+        'the last gone Pod’s attachment torn down',
+        async () =>
+          Object.values(stateFiles(second.cniDir, id('gone'))).every((present) => !present) &&
+          (await metricValue(second.daemon, 'sriov_dra_multus_pending_teardowns')) === 0,
+        { timeoutMs: 30_000 },
+      );
       expect(Object.fromEntries(names.map((name) => [name, holdings(second.cniDir, 'b-net', id(name), sandbox(name))]))).toEqual({
         alive: HELD,
         legacy: { ...HELD, attachment: false },

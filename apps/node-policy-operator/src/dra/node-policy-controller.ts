@@ -6,6 +6,7 @@ import type { OperatorMetrics } from '../metrics.ts';
 import { renderSourceNad } from '../render/source-nad.ts';
 import type { SriovNetwork } from '../render/sriov-network.ts';
 import { referenceKey, referencedSriovNetworks } from './dra-plan.ts';
+import { GENERATED_BY_LABEL, GENERATED_BY_VALUE } from './generated-labels.ts';
 import type { NodePolicy } from './node-policy.ts';
 import { readNodeInventory } from './node-inventory.ts';
 import {
@@ -77,8 +78,9 @@ const inventoryChanged = (previous: KubeObject, current: KubeObject): boolean =>
  * and new object both checked, so a removed owner marker counts), a node's labels, a node's inventory, and a
  * periodic resync. Everything else — the driver's Pod shadows, a node state's sync status — is filtered out
  * before it costs a reconciliation. The reconciler reads the same caches, and the API server only for what
- * it is about to publish; the generated objects' caches wake nothing, since every write of its own would
- * (the periodic resync takes back a hand edit). A failed reconciliation is retried with backoff.
+ * it is about to publish. Of the generated objects' caches only deletions wake it: a generated object
+ * deleted by hand, or with its CRD, is written again at once, while every write of its own would come back
+ * as an update (the periodic resync takes back a hand edit). A failed reconciliation is retried with backoff.
  */
 export function startNodePolicyController(options: NodePolicyControllerOptions): NodePolicyController {
   const { logger, informers } = options;
@@ -138,6 +140,14 @@ export function startNodePolicyController(options: NodePolicyControllerOptions):
     },
     onDelete: wake,
   });
+  // Its own deletions of stale objects wake it too, for one reconciliation that finds nothing to do.
+  const generatedDeleted = {
+    onDelete: (object: KubeObject) => {
+      if (object.metadata.labels?.[GENERATED_BY_LABEL] === GENERATED_BY_VALUE) wake();
+    },
+  };
+  informers.deviceAttributes.subscribe(generatedDeleted);
+  informers.resourcePolicies.subscribe(generatedDeleted);
   informers.nodeStates.subscribe({
     onAdd: wake,
     onUpdate: (previous, current) => {

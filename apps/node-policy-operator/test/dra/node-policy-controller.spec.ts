@@ -1,8 +1,8 @@
 // The running node-policy controller: its watches decide when it reconciles, and it reconciles from their
 // caches. A SriovNetwork created after its policy, a status-only Ready change in both directions, and NAD
 // churn that is not a referenced source (the driver's Pod shadows) — the last must not cost a
-// reconciliation, nor must a node state's sync status; and a reconciliation with nothing to change makes no
-// request at all. Requests are counted at the API server (audit log, the controller's own user).
+// reconciliation, nor must a node state's sync status; a reconciliation with nothing to change makes no
+// request at all; and a generated object deleted by hand comes back without waiting for the resync. Requests are counted at the API server (audit log, the controller's own user).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as delay } from 'node:timers/promises';
 import pino from 'pino';
@@ -232,6 +232,26 @@ describe('node-policy controller, running', () => {
     expect((await controllerRequests()).slice(seen)).toEqual([]);
     expect(lastSummary).toMatchObject({ applied: 0, deleted: 0, statusWrites: 0, liveReads: 0, failures: [] });
     expect(lastSummary?.plan.verdicts.size).toBe(1);
+  }, 30_000);
+
+  it('writes a generated DeviceAttributes or SriovResourcePolicy deleted by hand again at once, not at the next resync', async () => {
+    const policy = await client.get(resourceTypes.sriovNetworkNodePolicy, { namespace: OPERATOR_NS, name: 'rail-a-policy' });
+    for (const [type, name] of [
+      [resourceTypes.deviceAttributes, `dra-policy-${policy.metadata.uid}-attrs`],
+      [resourceTypes.sriovResourcePolicy, NODE],
+    ] as const) {
+      const before = await client.get(type, { namespace: OPERATOR_NS, name });
+      await client.delete(type, { namespace: OPERATOR_NS, name });
+      // The policies' resync is five minutes away; only the deletion's own event can bring it back this soon.
+      await waitFor(
+        `${type.kind} ${name} written again`,
+        async () => {
+          const again = await client.get(type, { namespace: OPERATOR_NS, name }).catch(() => undefined);
+          return again !== undefined && again.metadata.uid !== before.metadata.uid;
+        },
+        { timeoutMs: 10_000 },
+      );
+    }
   }, 30_000);
 });
 

@@ -7,6 +7,7 @@ import { CniInvocationError } from './cni-error.ts';
 import { type CniCommand, type PluginExit, readPluginOutput } from './plugin-output.ts';
 import type { CniResult } from './result-version.ts';
 import { type RuntimeConf, cniArgsString } from './runtime-conf.ts';
+import { type NotLaunched, launchWhileTextFileBusy } from './text-file-busy.ts';
 
 export interface PluginCall {
   readonly command: CniCommand;
@@ -32,14 +33,6 @@ export interface PluginCall {
 const MAX_STDOUT_BYTES = 16 * 1024 * 1024;
 /** Only the end of stderr is kept for messages: that is where a plugin's last complaint is. */
 const MAX_STDERR_BYTES = 64 * 1024;
-/**
- * A plugin file open for writing cannot be executed (ETXTBSY): an installer is replacing it. As libcni and
- * upstream's chroot exec do, the call waits a second and tries again, five times at most. Nothing of the
- * plugin ran, so trying again repeats nothing.
- */
-const TEXT_FILE_BUSY_RETRIES = 5;
-const TEXT_FILE_BUSY_WAIT_MS = 1000;
-
 /** libcni's FindInPath: the first regular file named `type` in the bin directories, in order. */
 export async function findPlugin(pluginType: string, binDirs: readonly string[], network: string): Promise<string> {
   const subject = { network, pluginType };
@@ -74,13 +67,6 @@ function environment(call: PluginCall): NodeJS.ProcessEnv {
     CNI_IFNAME: call.rt.ifName,
     CNI_PATH: call.binDirs.join(':'),
   };
-}
-
-/** The plugin never ran; a busy plugin file may be tried again. */
-interface NotLaunched {
-  readonly kind: 'not-launched';
-  readonly error: CniInvocationError;
-  readonly textFileBusy: boolean;
 }
 
 /** How one attempt ended: the plugin ran and exited, or it never ran. */
@@ -189,18 +175,17 @@ export function execPlugin(call: PluginCall & { readonly command: Exclude<CniCom
 export async function execPlugin(call: PluginCall): Promise<CniResult | undefined> {
   const path = await findPlugin(call.pluginType, call.binDirs, call.network);
   const launch = pluginLaunch(path, call.chrootDir);
-  for (let retries = 0; ; retries++) {
-    const attempt = await run(path, launch, call);
-    if (attempt.kind === 'exited') {
-      const read = readPluginOutput(attempt.exit, call);
-      if (!read.ok) throw read.error;
-      return read.result;
-    }
-    if (!attempt.textFileBusy || retries === TEXT_FILE_BUSY_RETRIES) throw attempt.error;
-    try {
-      await wait(TEXT_FILE_BUSY_WAIT_MS, undefined, { signal: call.signal });
-    } catch {
-      throw abortError(call.signal, call);
-    }
-  }
+  const attempt = await launchWhileTextFileBusy(
+    () => run(path, launch, call),
+    async (ms) => {
+      try {
+        await wait(ms, undefined, { signal: call.signal });
+      } catch {
+        throw abortError(call.signal, call);
+      }
+    },
+  );
+  const read = readPluginOutput(attempt.exit, call);
+  if (!read.ok) throw read.error;
+  return read.result;
 }

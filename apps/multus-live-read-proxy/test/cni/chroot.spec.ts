@@ -140,7 +140,7 @@ describe('a plugin file being replaced (text file busy)', () => {
     expect(root.loggedOnHost()).toBe(true);
   });
 
-  it('is given up on after five more attempts a second apart, with chroot’s complaint', async () => {
+  it('is given up on after the retries’ five seconds, with chroot’s complaint', async () => {
     const dir = await caseDir();
     const root = await createChrootRoot(dir);
     const held = await writing(root.pluginInRoot);
@@ -151,9 +151,8 @@ describe('a plugin file being replaced (text file busy)', () => {
       expect(error).toMatchObject({ code: 'ChrootLaunchFailed', pluginType: RECORDER_TYPE });
       expect((error as Error).message).toContain(`cannot run ${root.plugin} in ${root.dir}: chroot: failed to run command`);
       expect((error as Error).message).toContain('Text file busy');
-      // Five waits of a second: not four, not six.
+      // Five waits of a second at least; how many attempts exactly is src/cni/text-file-busy.spec.ts's.
       expect(elapsed).toBeGreaterThanOrEqual(5000);
-      expect(elapsed).toBeLessThan(5900);
     } finally {
       await held.close();
     }
@@ -168,8 +167,8 @@ describe('a plugin file being replaced (text file busy)', () => {
       const started = performance.now();
       const error = await failure(addNetwork(ROOTED, runtime(dir, 'c1'), { binDirs: [root.binDir], chrootDir: root.dir, timeoutMs: 1200 }));
       expect(error).toMatchObject({ code: 'PluginTimedOut', pluginType: RECORDER_TYPE });
-      // The deadline ends the second wait, 800 ms before that wait would have ended on its own.
-      expect(performance.now() - started).toBeLessThan(1800);
+      // The deadline ends the second wait; a wait that ignored it would end at 2000 ms at the earliest.
+      expect(performance.now() - started).toBeLessThan(2000);
     } finally {
       await held.close();
     }

@@ -64,9 +64,15 @@ const kept: SpecObject[] = [];
 /** Upstream's demo objects among them. */
 let upstreamSamples: SpecObject[] = [];
 
+/**
+ * client-go's informational log lines inside helm (klog level I, e.g. that the watch of its CRD wait ended
+ * when the wait did) come and go with timing; they are not Helm's output, its warnings and errors are.
+ */
+const CLIENT_GO_INFO = /^I\d{4} \d{2}:\d{2}:\d{2}\.\d+ +\d+ [\w.-]+:\d+\] .*\n?/gm;
+
 function helm(...args: string[]): { status: number | null; stderr: string } {
   const run = spawnSync(helmBinary(), [...args, '--kubeconfig', cp.kubeconfig], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: cp.dir } });
-  return { status: run.status, stderr: run.stderr };
+  return { status: run.status, stderr: run.stderr.replace(CLIENT_GO_INFO, '') };
 }
 
 /** This chart's release as docs/install-and-upgrade.md installs it (no webhook: nothing serves it here). */

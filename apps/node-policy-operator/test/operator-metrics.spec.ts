@@ -30,9 +30,10 @@ function settings(identity: string | undefined): OperatorSettings {
             namespace: OPERATOR_NS,
             name: 'node-policy-operator',
             identity,
-            leaseDurationMs: 3_000,
-            renewDeadlineMs: 2_000,
-            retryPeriodMs: 250,
+            // A slow renew on a loaded machine must not move the Lease: failover here is a stop, which releases it.
+            leaseDurationMs: 15_000,
+            renewDeadlineMs: 10_000,
+            retryPeriodMs: 2_000,
           },
         }),
   };

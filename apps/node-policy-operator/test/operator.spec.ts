@@ -12,6 +12,7 @@ let cp: ControlPlane;
 let client: KubeClient;
 const operators: Operator[] = [];
 
+// A slow renew on a loaded machine must not move the Lease: failover here is a stop, which releases it.
 function settings(identity: string): OperatorSettings {
   return {
     operatorNamespace: OPERATOR_NS,
@@ -19,7 +20,7 @@ function settings(identity: string): OperatorSettings {
     draEnabled: true,
     mode: 'standalone',
     healthPort: 0,
-    leaderElection: { namespace: OPERATOR_NS, name: 'node-policy-operator', identity, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 },
+    leaderElection: { namespace: OPERATOR_NS, name: 'node-policy-operator', identity, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
   };
 }
 

@@ -40,11 +40,12 @@ if (behaviour.stderr !== undefined) process.stderr.write(behaviour.stderr);
 process.exitCode = behaviour.exit || 0;
 `;
 
-// Never answers. A shell script, so it is running (and logged) within a few milliseconds even on a busy
-// machine, long before the short deadline; exec keeps the logged pid the one that must be killed.
+// Never answers. A shell script that logs itself first with built-ins only (no fork), so it is logged within
+// a few milliseconds even on a busy machine, long before the deadline; exec keeps the logged pid the one that
+// must be killed.
 const HANG = `#!/bin/sh
+echo '{"plugin":"rec-hang","pid":'$$',"env":{},"stdinText":"","stdin":{}}' >> "\${0%/*}/calls.log"
 cat > /dev/null
-echo '{"plugin":"rec-hang","pid":'$$',"env":{},"stdinText":"","stdin":{}}' >> "$(dirname "$0")/calls.log"
 exec sleep 100000
 `;
 const HANG_LIST = Buffer.from('{"cniVersion":"1.0.0","name":"rec-net","plugins":[{"type":"rec-hang"}]}');
@@ -256,7 +257,7 @@ describe('ADD', () => {
 
   it('kills a plugin that never answers at the deadline', async () => {
     const bin = await makeBin({});
-    const error = await failure(addNetwork(HANG_LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 300 }));
+    const error = await failure(addNetwork(HANG_LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 1_000 }));
     expect(error).toBeInstanceOf(CniInvocationError);
     expect(error).toMatchObject({ code: 'PluginTimedOut', pluginType: 'rec-hang', network: 'rec-net' });
     const calls = await bin.calls();

@@ -117,9 +117,14 @@ describe('the generated 00-multus.conf', () => {
 
   it('is regenerated when the primary configuration changes', async () => {
     const primary = JSON.parse(await readFile(primaryPath, 'utf8')) as { plugins: Record<string, unknown>[] };
+    const written = outcomes('written');
     primary.plugins.push({ type: 'portmap', capabilities: { portMappings: true } });
     await writeFile(primaryPath, JSON.stringify(primary));
-    await eventually('the regenerated file', () => readFileSync(entryPath, 'utf8').includes('"capabilities":{"portMappings":true}'));
+    // The write is logged after the rename and the directory's fsync: the next test counts the log lines.
+    await eventually(
+      'the regenerated file, its write logged',
+      () => readFileSync(entryPath, 'utf8').includes('"capabilities":{"portMappings":true}') && outcomes('written') > written,
+    );
     expect(statSync(entryPath).mode & 0o777).toBe(0o600);
   });
 

@@ -89,10 +89,11 @@ afterAll(async () => {
 
 describe('the DRA schema fence', () => {
   it('lets a reconciliation write while the CRD it started under serves spec.dra', async () => {
-    await waitFor('the policy’s DeviceAttributes', async () => Object.keys(await generated()).some((name) => name.startsWith('DeviceAttributes/dra-policy-')), {
+    // The summary comes after the reconciliation's last write; the DeviceAttributes is its first.
+    await waitFor('an unfenced reconciliation that applied', () => Promise.resolve(summaries.some((summary) => summary.applied > 0 && !summary.fenced)), {
       timeoutMs: 20_000,
     });
-    expect(summaries.some((summary) => summary.applied > 0 && !summary.fenced)).toBe(true);
+    expect(Object.keys(await generated()).some((name) => name.startsWith('DeviceAttributes/dra-policy-'))).toBe(true);
     // The fence guards writes: a reconciliation with nothing to write asks nothing of the API server.
     const asked = fenceAsked;
     const reconciled = summaries.length;

@@ -102,7 +102,8 @@ function run(path: string, launch: PluginLaunch, call: PluginCall): Promise<Atte
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
     let settled = false;
-    // Set once the plugin is being killed; the call then fails with it as soon as the process has exited.
+    // Set once the plugin is being killed; the call then fails with it as soon as the process has exited, or,
+    // killed after its exit, once its pipes have closed.
     let killedFor: Error | undefined;
     const finish = (outcome: { readonly attempt: Attempt } | { readonly error: Error }): void => {
       if (settled) return;
@@ -149,7 +150,12 @@ function run(path: string, launch: PluginLaunch, call: PluginCall): Promise<Atte
       if (killedFor !== undefined) finish({ error: killedFor });
     });
     child.on('close', (code, signal) => {
-      if (killedFor !== undefined) return;
+      // Killed after it had exited (the deadline fell between its exit and its pipes' close): no exit event
+      // follows, so this is where the call fails.
+      if (killedFor !== undefined) {
+        finish({ error: killedFor });
+        return;
+      }
       const exit = { code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.toString('utf8') };
       const chroot = call.chrootDir === '' ? undefined : chrootFailure(exit);
       if (chroot === undefined) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CniInvocationError, CniPluginError } from '../../src/cni/cni-error.ts';
 import { addNetwork, checkNetwork, delNetwork } from '../../src/cni/invoke.ts';
 import type { RuntimeConf } from '../../src/cni/runtime-conf.ts';
+import { waitFor } from '@sriov-dra/k8s/testing';
 
 interface Behaviour {
   readonly stdout?: unknown;
@@ -50,6 +51,15 @@ exec sleep 100000
 `;
 const HANG_LIST = Buffer.from('{"cniVersion":"1.0.0","name":"rec-net","plugins":[{"type":"rec-hang"}]}');
 
+// Exits at once, leaving behind a process that holds its stdout open: the plugin is gone, its output never
+// ends. The logged pid is that process's.
+const ORPHAN = `#!/bin/sh
+sleep 100000 &
+echo '{"plugin":"rec-orphan","pid":'$!',"env":{},"stdinText":"","stdin":{}}' >> "\${0%/*}/calls.log"
+exit 0
+`;
+const ORPHAN_LIST = Buffer.from('{"cniVersion":"1.0.0","name":"rec-net","plugins":[{"type":"rec-orphan"}]}');
+
 let work: string;
 let counter = 0;
 
@@ -72,6 +82,8 @@ async function makeBin(behaviours: Behaviours, names: readonly string[] = ['rec-
   }
   await writeFile(join(dir, 'rec-hang'), HANG);
   await chmod(join(dir, 'rec-hang'), 0o755);
+  await writeFile(join(dir, 'rec-orphan'), ORPHAN);
+  await chmod(join(dir, 'rec-orphan'), 0o755);
   await writeFile(join(dir, 'behaviour.json'), JSON.stringify(behaviours));
   return {
     dir: root,
@@ -264,6 +276,16 @@ describe('ADD', () => {
     expect(calls.map((call) => call.plugin)).toEqual(['rec-hang']);
     expect(isRunning(calls[0]?.pid ?? 0)).toBe(false);
   });
+
+  it('ends the call at the deadline when the plugin exited but left its output open, and kills what holds it', async () => {
+    const bin = await makeBin({});
+    const error = await failure(addNetwork(ORPHAN_LIST, runtime(bin), { binDirs: bin.binDirs, timeoutMs: 1_000 }));
+    expect(error).toMatchObject({ code: 'PluginTimedOut', pluginType: 'rec-orphan', network: 'rec-net' });
+    const calls = await bin.calls();
+    expect(calls.map((call) => call.plugin)).toEqual(['rec-orphan']);
+    // Not the plugin's child any more: killed with the plugin's process group, then reaped by init.
+    await waitFor('the process holding the output gone', () => Promise.resolve(!isRunning(calls[0]?.pid ?? 0)), { timeoutMs: 5_000 });
+  }, 15_000);
 
   it('kills the running plugin when the caller cancels', async () => {
     const bin = await makeBin({});

@@ -193,6 +193,35 @@ async function nodeReady(admin: KubeClient, name: string): Promise<boolean> {
  */
 const MACHINE_LOCK = path.join(os.tmpdir(), 'sriov-dra-real-node.lock');
 
+/**
+ * Removes what real nodes killed before their teardown left on the host. With the machine lock held no other
+ * node runs, so every link, Service NAT chain and cgroup root named like a node's (`sdran<id>`, the Pods'
+ * bridge `sdrap<id>`, `SDRA-SVC-<id>`, `sriov-dra-node-<id>`) is a leftover. Left alone, an old Pods' bridge
+ * keeps its route to the Pods' subnet and an old chain its DNAT to a dead API server, and the next node's
+ * Pods cannot reach the API server.
+ */
+function removeKilledNodes(log: (line: string) => void): void {
+  const removed: string[] = [];
+  const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout;
+  for (const [, link] of links.matchAll(/^\d+: (sdra[np]\d+)[@:]/gm)) {
+    if (link !== undefined && spawnSync('ip', ['link', 'del', link]).status === 0) removed.push(`link ${link}`);
+  }
+  const nat = spawnSync('iptables-save', ['-t', 'nat'], { encoding: 'utf8' }).stdout;
+  for (const [, hook, chain] of nat.matchAll(/^-A (OUTPUT|PREROUTING) -j (SDRA-SVC-\d+)$/gm)) {
+    spawnSync('iptables', ['-t', 'nat', '-D', hook ?? '', '-j', chain ?? '']);
+  }
+  for (const [, chain] of nat.matchAll(/^:(SDRA-SVC-\d+) /gm)) {
+    spawnSync('iptables', ['-t', 'nat', '-F', chain ?? '']);
+    if (spawnSync('iptables', ['-t', 'nat', '-X', chain ?? '']).status === 0) removed.push(`NAT chain ${chain ?? ''}`);
+  }
+  const cgroupRoots = new Set(cgroupHierarchies().flatMap((hierarchy) => fs.readdirSync(hierarchy).filter((name) => /^sriov-dra-node-\d+$/.test(name))));
+  for (const root of cgroupRoots) {
+    const left = removeCgroupTree(root);
+    removed.push(left.length === 0 ? `cgroup root ${root}` : `cgroup root ${root} (left: ${left.join(', ')})`);
+  }
+  if (removed.length > 0) log(`removed what killed real nodes left on the host: ${removed.join('; ')}`);
+}
+
 /** Holds of the lock in this process: a test may hold the machine around a node's whole life (to record the host before it). */
 let holds = 0;
 
@@ -211,6 +240,7 @@ export async function lockMachine(log: (line: string) => void): Promise<() => vo
       fs.mkdirSync(MACHINE_LOCK);
       fs.writeFileSync(path.join(MACHINE_LOCK, 'pid'), String(process.pid));
       holds = 1;
+      removeKilledNodes(log);
       return release;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

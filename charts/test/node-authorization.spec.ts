@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DRIVER_NAME, MANAGED_BY_VALUE, labels } from '@sriov-dra/contract';
-import { type KubeClient, type ResourceType, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
+import { type KubeClient, contentTypes, isApiError, resourceTypes } from '@sriov-dra/k8s';
 import {
   type ControlPlane,
   UMBRELLA_CHART_DIR,
@@ -108,9 +108,30 @@ function denial(component: string, suffix: string, object: string, message: stri
   return { status: 403, message: `${object} is forbidden: ValidatingAdmissionPolicy '${name}' with binding '${name}' denied request: ${message}` };
 }
 
-/** Creates `body` of `type` (cluster-scoped) as `client` without storing it: admission runs all the same. */
-const dryRun = (type: ResourceType, client: KubeClient, body: Record<string, unknown>) =>
-  client.request({ method: 'POST', path: `/apis/${type.group}/${type.version}/${type.resource}`, query: { dryRun: 'All' }, body });
+/** Writes as `client` without storing anything (dry run): admission runs all the same. */
+const dryRun = (client: KubeClient, method: 'POST' | 'PATCH', path: string, body: Record<string, unknown>) =>
+  client.request({ method, path, query: { dryRun: 'All' }, body, ...(method === 'PATCH' ? { contentType: contentTypes.mergePatch } : {}) });
+
+/**
+ * One write per rendered policy that it refuses, made as a dry run. The API server loads policies
+ * asynchronously, from two informers (policies, bindings) it compiles a snapshot of each second, so one
+ * policy enforced says nothing of the others.
+ */
+const POLICY_PROBES: readonly { readonly policy: string; readonly write: () => Promise<unknown> }[] = [
+  {
+    policy: 'dra-driver-sriov-node-resourceslices',
+    write: () => dryRun(driverA, 'POST', `/apis/resource.k8s.io/v1/resourceslices`, slice('probe', 'node-b')),
+  },
+  { policy: 'dra-driver-sriov-node-pods', write: () => dryRun(driverA, 'PATCH', `/api/v1/namespaces/${WORKLOADS}/pods/pod-b`, networks('[]')) },
+  {
+    policy: 'dra-driver-sriov-node-shadows',
+    write: () => dryRun(driverA, 'POST', `/apis/k8s.cni.cncf.io/v1/namespaces/${WORKLOADS}/network-attachment-definitions`, shadow('probe', 'b')),
+  },
+  {
+    policy: 'multus-live-read-proxy-node-pods',
+    write: () => dryRun(daemonA, 'PATCH', `/api/v1/namespaces/${WORKLOADS}/pods/pod-b/status`, networkStatus('[]')),
+  },
+];
 
 beforeAll(async () => {
   cp = await startControlPlane();
@@ -120,7 +141,8 @@ beforeAll(async () => {
   await createNamespace(admin, WORKLOADS);
   nodeUID.a = (await createReadyNode(admin, 'node-a')).metadata.uid;
   nodeUID.b = (await createReadyNode(admin, 'node-b')).metadata.uid;
-  await createRendered(admin, renderAuthorization(RELEASE, NAMESPACE, 'dra-driver.configurationMode=MULTUS', 'dra-driver.multusAutoAttach=true'), NAMESPACE);
+  const authorization = renderAuthorization(RELEASE, NAMESPACE, 'dra-driver.configurationMode=MULTUS', 'dra-driver.multusAutoAttach=true');
+  await createRendered(admin, authorization, NAMESPACE);
   for (const [name, node] of [
     ['pod-a', 'node-a'],
     ['pod-b', 'node-b'],
@@ -130,14 +152,22 @@ beforeAll(async () => {
   driverA = await podBoundClient('dra-driver-sriov', 'driver-a');
   daemonA = await podBoundClient('multus-live-read-proxy', 'daemon-a');
   driverUnbound = cp.clientWithToken(await serviceAccountToken(admin, { namespace: NAMESPACE, name: 'dra-driver-sriov' }));
-  // The API server enforces a policy once its informer has it: until then node B's slice is admitted (dry run).
-  await waitFor(
-    'the node-authorization policies enforced',
-    async () => (await refusal(() => dryRun(resourceTypes.resourceSlice, driverA, slice('probe', 'node-b')))) !== 'allowed',
-    {
-      timeoutMs: 30_000,
-    },
-  );
+  const policies = authorization
+    .filter((object) => object['kind'] === 'ValidatingAdmissionPolicy')
+    .map((object) => (object['metadata'] as { name: string }).name);
+  expect(policies.sort()).toEqual(POLICY_PROBES.map(({ policy }) => `${RELEASE}-${policy}`).sort());
+  // Until the API server has compiled a policy with its binding, what it refuses is admitted.
+  for (const { policy, write } of POLICY_PROBES) {
+    const named = `ValidatingAdmissionPolicy '${RELEASE}-${policy}'`;
+    await waitFor(
+      `policy ${policy} enforced`,
+      async () => {
+        const answer = await refusal(write);
+        return answer !== 'allowed' && answer.message.includes(named);
+      },
+      { timeoutMs: 30_000 },
+    );
+  }
 }, 120_000);
 
 afterAll(async () => {

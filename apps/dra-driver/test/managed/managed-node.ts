@@ -23,6 +23,7 @@ import {
   type RoleBindingBody,
   startControlPlane,
   terminateChild,
+  waitFor,
 } from '@sriov-dra/k8s/testing';
 import { pino } from 'pino';
 import { type FakeSysfsSpec, generateFakeSysfs, uniformLayout } from '../../../../tools/fake-sysfs/generate.ts';
@@ -149,6 +150,8 @@ export interface ManagedNode {
  */
 export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({ pfs: 1, vfsPerPf: VFS.length })): Promise<ManagedNode> {
   const cp = await startControlPlane({ controllerManager: true, audit: true });
+  const { auditLog } = cp;
+  if (auditLog === undefined) throw new Error('the control plane runs without an audit log');
   const admin = cp.adminClient;
   await installCrds(admin);
   await createNamespace(admin, NS);
@@ -198,6 +201,22 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
     for (const watch of watching.splice(0)) await watch.stop();
   };
 
+  /** Resolves once the driver user's watches of its Node, its Pods and its shadows, made after request `received`, reached the API server. */
+  const watchesOpened = (received: number): Promise<void> =>
+    waitFor(
+      "the repair worker's three watches opened",
+      async () => {
+        const watched = new Set(
+          (await auditLog.requests())
+            .slice(received)
+            .filter((event) => event.user.username === DRIVER_USER && event.verb === 'watch')
+            .map((event) => event.objectRef?.resource),
+        );
+        return ['nodes', 'pods', 'network-attachment-definitions'].every((resource) => watched.has(resource));
+      },
+      { timeoutMs: 30_000 },
+    );
+
   const start = async (options: OpenOptions): Promise<{ preparer: ManagedPreparer; repair: () => Promise<RepairWorker> }> => {
     if (running !== undefined) throw new Error('the driver process is running: stop it before opening its state');
     const client = options.client ?? driver;
@@ -226,13 +245,19 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
     const podLocks = options.podLocks ?? new KeyedLocks();
     const repair = async (): Promise<RepairWorker> => {
       await stopWatches();
+      const received = (await auditLog.requests()).length;
       const served = options.nodeUID === undefined ? node : { ...node, uid: options.nodeUID };
       const nodeWatch = new NodeWatch(client, NODE, () => undefined);
       const watched = new NodeBindingsWatch(client, served, () => undefined);
       nodeWatch.start();
       watched.start();
       watching = [nodeWatch, watched];
-      if (options.listed !== false) await Promise.all([nodeWatch.current(), watched.synced()]);
+      if (options.listed !== false) {
+        await Promise.all([nodeWatch.current(), watched.synced()]);
+        // An informer counts as listed when its LIST is answered; its WATCH follows a moment later. Counted
+        // requests start only once the API server has all three, so a late one is not taken for the pass's.
+        if (options.client === undefined) await watchesOpened(received);
+      }
       return new RepairWorker({
         store: { client, checkpoint, nodeName: NODE },
         host: devices,
@@ -320,12 +345,10 @@ export async function startManagedNode(hardware: FakeSysfsSpec = uniformLayout({
     cdiFiles: () => fs.readdirSync(cdiRoot).sort(),
     records: async () => (await CheckpointStore.open({ directory: pluginDir })).claims(),
     driverRequests: async (work) => {
-      const log = cp.auditLog;
-      if (log === undefined) throw new Error('the control plane runs without an audit log');
-      const before = (await log.requests()).length;
+      const before = (await auditLog.requests()).length;
       await work();
       const counts: Record<string, number> = {};
-      for (const event of (await log.requests()).slice(before)) {
+      for (const event of (await auditLog.requests()).slice(before)) {
         if (event.user.username !== DRIVER_USER) continue;
         const key = `${event.verb} ${event.objectRef?.resource ?? ''}`;
         counts[key] = (counts[key] ?? 0) + 1;

@@ -196,14 +196,14 @@ const MACHINE_LOCK = path.join(os.tmpdir(), 'sriov-dra-real-node.lock');
 /**
  * Removes what real nodes killed before their teardown left on the host. With the machine lock held no other
  * node runs, so every link, Service NAT chain and cgroup root named like a node's (`sdran<id>`, the Pods'
- * bridge `sdrap<id>`, `SDRA-SVC-<id>`, `sriov-dra-node-<id>`) is a leftover. Left alone, an old Pods' bridge
+ * bridge `sdrap<id>` or the teardown spec's `sdrat<id>`, `SDRA-SVC-<id>`, `sriov-dra-node-<id>`) is a leftover. Left alone, an old Pods' bridge
  * keeps its route to the Pods' subnet and an old chain its DNAT to a dead API server, and the next node's
  * Pods cannot reach the API server.
  */
 function removeKilledNodes(log: (line: string) => void): void {
   const removed: string[] = [];
   const links = spawnSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).stdout;
-  for (const [, link] of links.matchAll(/^\d+: (sdra[np]\d+)[@:]/gm)) {
+  for (const [, link] of links.matchAll(/^\d+: (sdra[npt]\d+)[@:]/gm)) {
     if (link !== undefined && spawnSync('ip', ['link', 'del', link]).status === 0) removed.push(`link ${link}`);
   }
   const nat = spawnSync('iptables-save', ['-t', 'nat'], { encoding: 'utf8' }).stdout;
